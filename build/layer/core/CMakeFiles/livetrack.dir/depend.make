@@ -1,0 +1,2 @@
+# Empty dependencies file for livetrack.
+# This may be replaced when dependencies are built.

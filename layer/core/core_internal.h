@@ -1,0 +1,51 @@
+/*
+ * Services the core's files share: memory (one place, so failures are
+ * handled alike and can be injected by tests), diagnostics, counters and
+ * settings.
+ */
+#ifndef LIVETRACK_CORE_INTERNAL_H
+#define LIVETRACK_CORE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+
+/* ---- memory (memory.c) ---- */
+void *lt_calloc(size_t count, size_t size);
+void *lt_malloc(size_t size);
+void lt_free(void *pointer);
+/* Tell the user once that tracking is now incomplete. */
+void lt_out_of_memory(const char *what);
+int lt_tracking_incomplete(void);
+
+/* ---- diagnostics (diagnostics.c) ---- */
+/* One line on stderr, prefixed "livetrack: ", capped so a misbehaving
+ * program cannot flood its own output. */
+void lt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "4.0 KiB" (leak_report.c) */
+void lt_format_bytes(uint64_t bytes, char *out, size_t size);
+
+/* ---- counters (diagnostics.c) ---- */
+void lt_stat_replaced(void);
+void lt_fill_counters(livetrack_stats *out);
+
+/* ---- settings (settings.c) ---- */
+typedef enum lt_exit_report_mode { LT_EXIT_REPORT_AUTO, LT_EXIT_REPORT_ALWAYS, LT_EXIT_REPORT_OFF } lt_exit_report_mode;
+
+typedef struct lt_settings {
+    const char *output;      /* LIVETRACK_OUTPUT, NULL: stderr */
+    int transparent;         /* LIVETRACK_TRANSPARENT */
+    lt_exit_report_mode exit_report; /* LIVETRACK_EXIT_REPORT */
+    long max_diagnostics;    /* LIVETRACK_MAX_DIAGNOSTICS */
+} lt_settings;
+
+const lt_settings *lt_get_settings(void);
+/* Re-read the environment (tests). */
+void lt_reload_settings(void);
+
+/* Expand %p in a path to the pid. Returns 0 when it does not fit. */
+int lt_expand_path(const char *pattern, char *out, size_t out_size);
+
+#endif

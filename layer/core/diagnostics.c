@@ -1,0 +1,72 @@
+/* The one path every livetrack message takes, and the misuse counters. */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core_internal.h"
+
+static _Atomic long printed;
+static _Atomic uint64_t misuse_count;
+static _Atomic uint64_t replaced_count;
+
+static void vdiag(const char *fmt, va_list args)
+{
+    long limit = lt_get_settings()->max_diagnostics;
+    long index = atomic_fetch_add(&printed, 1);
+    if (limit >= 0 && index > limit)
+        return;
+    char line[1024];
+    int used = 0;
+    if (limit >= 0 && index == limit)
+        used = snprintf(line, sizeof line, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=%ld)\n", limit);
+    else {
+        used = snprintf(line, sizeof line, "livetrack: ");
+        int body = vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, args);
+        used = body < 0 ? used : (int)strnlen(line, sizeof line - 2);
+        line[used++] = '\n';
+        line[used] = '\0';
+    }
+    /* One fputs of a whole line: lines from several threads never mix. */
+    fputs(line, stderr);
+    fflush(stderr);
+}
+
+void lt_diag(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vdiag(fmt, args);
+    va_end(args);
+}
+
+void livetrack_report_misuse(const char *fmt, ...)
+{
+    atomic_fetch_add(&misuse_count, 1);
+    va_list args;
+    va_start(args, fmt);
+    vdiag(fmt, args);
+    va_end(args);
+}
+
+void lt_stat_replaced(void) { atomic_fetch_add(&replaced_count, 1); }
+
+void lt_fill_counters(livetrack_stats *out)
+{
+    out->misuse = atomic_load(&misuse_count);
+    out->replaced = atomic_load(&replaced_count);
+    out->incomplete = lt_tracking_incomplete();
+}
+
+const char *livetrack_status_name(livetrack_status status)
+{
+    switch (status) {
+    case LIVETRACK_OK: return "ok";
+    case LIVETRACK_UNKNOWN: return "not a live object (never created or already released)";
+    case LIVETRACK_WRONG_TYPE: return "live object of another type";
+    case LIVETRACK_NOT_OWNED: return "already released by the application (kept alive by its children)";
+    case LIVETRACK_NO_MEMORY: return "livetrack is out of memory";
+    case LIVETRACK_BAD_ARGUMENT: return "bad argument";
+    }
+    return "unknown status";
+}

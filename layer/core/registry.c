@@ -1,0 +1,434 @@
+/*
+ * The live-object registry: create, retain, release, destroy, lookup.
+ * Read the locking notes in registry_internal.h first.
+ *
+ * Each operation is O(1): one hash lookup in one shard, plus one atomic
+ * per parent. Nodes come from per-shard free lists refilled a slab at a
+ * time, so steady state allocates nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core_internal.h"
+#include "registry_internal.h"
+
+lt_shard lt_shards[LT_SHARD_COUNT];
+
+static _Atomic uint64_t next_seq = 1;
+
+uint64_t lt_hash(unsigned domain, uint64_t handle)
+{
+    /* A 64-bit finaliser (xor-shift-multiply): heap addresses differ
+     * mostly in their middle bits and must spread over the high bits
+     * (shard) and the low bits (bucket) alike. */
+    uint64_t x = handle ^ ((uint64_t)domain << 59);
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* ---- buckets ---------------------------------------------------------- */
+
+static int buckets_ready(lt_shard *shard)
+{
+    if (shard->bucket_mask)
+        return 1;
+    lt_node **buckets = lt_calloc(LT_INITIAL_BUCKETS, sizeof *buckets);
+    if (!buckets)
+        return 0;
+    shard->buckets = buckets;
+    shard->bucket_mask = LT_INITIAL_BUCKETS - 1;
+    return 1;
+}
+
+/* Double the bucket array when the load passes 1. A failed allocation
+ * keeps the old array: lookups get slower, nothing is lost. */
+static void maybe_grow(lt_shard *shard)
+{
+    if (shard->live <= shard->bucket_mask)
+        return;
+    uint32_t new_count = (shard->bucket_mask + 1) * 2;
+    lt_node **buckets = lt_calloc(new_count, sizeof *buckets);
+    if (!buckets)
+        return;
+    for (uint32_t i = 0; i <= shard->bucket_mask; i++) {
+        lt_node *node = shard->buckets[i];
+        while (node) {
+            lt_node *next = node->chain;
+            uint64_t slot = lt_hash(node->domain, node->handle) & (new_count - 1);
+            node->chain = buckets[slot];
+            buckets[slot] = node;
+            node = next;
+        }
+    }
+    lt_free(shard->buckets);
+    shard->buckets = buckets;
+    shard->bucket_mask = new_count - 1;
+}
+
+static lt_node **bucket_of(lt_shard *shard, uint64_t hash) { return &shard->buckets[hash & shard->bucket_mask]; }
+
+/* The linked node for (domain, handle), dying ones included, or NULL. */
+static lt_node *find_linked(lt_shard *shard, uint64_t hash, unsigned domain, uint64_t handle)
+{
+    if (!shard->bucket_mask)
+        return NULL;
+    for (lt_node *node = *bucket_of(shard, hash); node; node = node->chain)
+        if (node->handle == handle && node->domain == domain)
+            return node;
+    return NULL;
+}
+
+/* The live (non-dying) node, or NULL. */
+static lt_node *find_live(lt_shard *shard, uint64_t hash, unsigned domain, uint64_t handle)
+{
+    lt_node *node = find_linked(shard, hash, domain, handle);
+    if (node && atomic_load_explicit(&node->counts, memory_order_acquire) == 0)
+        return NULL;
+    return node;
+}
+
+/* ---- node pool -------------------------------------------------------- */
+
+static lt_node *take_node(lt_shard *shard)
+{
+    if (!shard->free_nodes) {
+        lt_node *slab = lt_calloc(LT_NODES_PER_SLAB, sizeof *slab);
+        if (!slab)
+            return NULL;
+        for (unsigned i = 0; i < LT_NODES_PER_SLAB; i++) {
+            slab[i].chain = shard->free_nodes;
+            shard->free_nodes = &slab[i];
+        }
+        shard->slab_nodes += LT_NODES_PER_SLAB;
+    }
+    lt_node *node = shard->free_nodes;
+    shard->free_nodes = node->chain;
+    return node;
+}
+
+static void give_node(lt_shard *shard, lt_node *node)
+{
+    node->chain = shard->free_nodes;
+    node->handle = 0;
+    shard->free_nodes = node;
+}
+
+/* ---- linking ---------------------------------------------------------- */
+
+static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
+{
+    lt_node **bucket = bucket_of(shard, hash);
+    node->chain = *bucket;
+    *bucket = node;
+    node->older = shard->newest;
+    node->newer = NULL;
+    if (shard->newest)
+        shard->newest->newer = node;
+    else
+        shard->oldest = node;
+    shard->newest = node;
+    node->linked = 1;
+    shard->live++;
+    shard->live_bytes += node->bytes;
+}
+
+static void unlink_node(lt_shard *shard, lt_node *node)
+{
+    uint64_t hash = lt_hash(node->domain, node->handle);
+    for (lt_node **link = bucket_of(shard, hash); *link; link = &(*link)->chain) {
+        if (*link == node) {
+            *link = node->chain;
+            break;
+        }
+    }
+    if (node->newer)
+        node->newer->older = node->older;
+    else
+        shard->newest = node->older;
+    if (node->older)
+        node->older->newer = node->newer;
+    else
+        shard->oldest = node->newer;
+    node->linked = 0;
+    shard->live--;
+    shard->live_bytes -= node->bytes;
+}
+
+/* ---- death ------------------------------------------------------------ */
+
+/* Free nodes whose counts reached 0 and drop the holds they had on their
+ * parents, which may die in turn. Parent chains are short (sub-buffer ->
+ * buffer -> context), but the loop does not rely on it. */
+static void bury(lt_node *dead_parents[2])
+{
+    lt_node *pending[64];
+    unsigned count = 0;
+    for (int i = 0; i < 2; i++)
+        if (dead_parents[i])
+            pending[count++] = dead_parents[i];
+    while (count) {
+        lt_node *node = pending[--count];
+        if (atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel) != 1)
+            continue;
+        lt_shard *shard = lt_shard_of(lt_hash(node->domain, node->handle));
+        lt_spin_lock(&shard->lock);
+        if (node->linked)
+            unlink_node(shard, node);
+        lt_node *grand[2] = {node->parents[0], node->parents[1]};
+        give_node(shard, node);
+        lt_spin_unlock(&shard->lock);
+        for (int i = 0; i < 2; i++) {
+            if (!grand[i])
+                continue;
+            if (count < sizeof pending / sizeof pending[0])
+                pending[count++] = grand[i];
+            else
+                bury((lt_node *[2]){grand[i], NULL}); /* deep chains: recurse */
+        }
+    }
+}
+
+/* ---- holds on parents -------------------------------------------------- */
+
+/* Take a hold on the parent named by `handle` (or on its first parent).
+ * Returns the node now held, or NULL when there is nothing live to hold. */
+static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_parent, const void **owner)
+{
+    if (!handle)
+        return NULL;
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_node *held = NULL;
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (node) {
+        if (via_first_parent) {
+            /* node's own hold on parents[0] keeps it above 0 while we hold
+             * node's shard lock: node cannot be unlinked meanwhile. */
+            held = node->parents[0];
+            if (held)
+                atomic_fetch_add_explicit(&held->counts, 1, memory_order_relaxed);
+        } else {
+            uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
+            while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1,
+                                                                    memory_order_acq_rel, memory_order_relaxed))
+                ;
+            held = counts ? node : NULL;
+        }
+        if (held && owner && !*owner)
+            *owner = node->owner;
+    }
+    lt_spin_unlock(&shard->lock);
+    return held;
+}
+
+/* ---- public operations ------------------------------------------------- */
+
+livetrack_status livetrack_create(const livetrack_new_object *object)
+{
+    if (!object || !object->handle || object->domain <= LIVETRACK_DOMAIN_ANY ||
+        object->domain >= LIVETRACK_DOMAIN_COUNT || object->type >= LIVETRACK_MAX_TYPES)
+        return LIVETRACK_BAD_ARGUMENT;
+    unsigned domain = object->domain;
+    const void *owner = object->owner;
+    lt_node *parents[2];
+    parents[0] = hold_parent(domain, object->parent, object->flags & LIVETRACK_PARENT_VIA_FIRST_PARENT, &owner);
+    parents[1] = hold_parent(domain, object->second_parent, 0, &owner);
+
+    uint64_t hash = lt_hash(domain, object->handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_node *stale_parents[2] = {NULL, NULL};
+    int stale_dead = 0;
+
+    lt_spin_lock(&shard->lock);
+    lt_node *node = buckets_ready(shard) ? take_node(shard) : NULL;
+    if (!node) {
+        lt_spin_unlock(&shard->lock);
+        bury(parents);
+        lt_out_of_memory("a registry node");
+        return LIVETRACK_NO_MEMORY;
+    }
+    lt_node *stale = find_linked(shard, hash, domain, object->handle);
+    if (stale) {
+        /* The driver handed out an address we still think is live: our
+         * model of it was wrong (an object freed behind the API's back).
+         * Forget the application's references; children that still hold
+         * the old node keep it (unlinked) until they go. */
+        unlink_node(shard, stale);
+        uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
+        while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
+                                                      memory_order_acq_rel, memory_order_relaxed))
+            ;
+        if (LT_HOLDERS(counts) == 0 && LT_REFS(counts) != 0) {
+            stale_parents[0] = stale->parents[0];
+            stale_parents[1] = stale->parents[1];
+            give_node(shard, stale);
+            stale_dead = 1;
+        }
+        lt_stat_replaced();
+    }
+    node->handle = object->handle;
+    node->domain = (uint8_t)domain;
+    node->type = (uint8_t)object->type;
+    node->bytes = object->bytes;
+    node->owner = owner;
+    node->parents[0] = parents[0];
+    node->parents[1] = parents[1];
+    node->ticks = lt_ticks();
+    atomic_store_explicit(&node->counts, LT_REF_ONE, memory_order_relaxed);
+    /* Taken under the lock so each shard's age list is in seq order,
+     * which lets snapshots merge shards instead of sorting. */
+    node->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+    link_node(shard, hash, node);
+    maybe_grow(shard);
+    lt_spin_unlock(&shard->lock);
+
+    if (stale_dead)
+        bury(stale_parents);
+    return LIVETRACK_OK;
+}
+
+livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    livetrack_status status = LIVETRACK_OK;
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (!node) {
+        status = LIVETRACK_UNKNOWN;
+    } else if (type != LIVETRACK_ANY_TYPE && node->type != type) {
+        status = LIVETRACK_WRONG_TYPE;
+    } else {
+        uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
+        while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + LT_REF_ONE,
+                                                                memory_order_acq_rel, memory_order_relaxed))
+            ;
+        if (!counts)
+            status = LIVETRACK_UNKNOWN; /* died between find and update */
+    }
+    lt_spin_unlock(&shard->lock);
+    return status;
+}
+
+static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all,
+                                  uint32_t *refs_left)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_node *dead_parents[2] = {NULL, NULL};
+    livetrack_status status = LIVETRACK_OK;
+    uint32_t left = 0;
+
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (!node) {
+        status = LIVETRACK_UNKNOWN;
+    } else if (type != LIVETRACK_ANY_TYPE && node->type != type) {
+        status = LIVETRACK_WRONG_TYPE;
+    } else {
+        /* refs change only under this lock, so the value read here stays
+         * exact; holders may move concurrently and are never touched. */
+        uint32_t refs = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire));
+        if (refs == 0) {
+            status = LIVETRACK_NOT_OWNED;
+        } else {
+            uint64_t drop = all ? (uint64_t)refs << 32 : LT_REF_ONE;
+            uint64_t after = atomic_fetch_sub_explicit(&node->counts, drop, memory_order_acq_rel) - drop;
+            left = LT_REFS(after);
+            if (after == 0) {
+                unlink_node(shard, node);
+                dead_parents[0] = node->parents[0];
+                dead_parents[1] = node->parents[1];
+                give_node(shard, node);
+            }
+        }
+    }
+    lt_spin_unlock(&shard->lock);
+    bury(dead_parents);
+    if (refs_left)
+        *refs_left = left;
+    return status;
+}
+
+livetrack_status livetrack_release(livetrack_domain domain, livetrack_type type, uint64_t handle,
+                                   uint32_t *refs_left)
+{
+    return drop_refs(domain, type, handle, 0, refs_left);
+}
+
+livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle)
+{
+    return drop_refs(domain, type, handle, 1, NULL);
+}
+
+void lt_describe_node(const lt_node *node, livetrack_object *out)
+{
+    uint64_t counts = atomic_load_explicit(&node->counts, memory_order_acquire);
+    out->domain = (livetrack_domain)node->domain;
+    out->type = node->type;
+    out->type_name = livetrack_type_name(out->domain, node->type);
+    out->handle = node->handle;
+    out->seq = node->seq;
+    out->time_ns = node->ticks; /* converted by the caller, outside the lock */
+    out->bytes = node->bytes;
+    out->refs = LT_REFS(counts);
+    out->holders = LT_HOLDERS(counts);
+    out->owner = node->owner;
+    for (int i = 0; i < 2; i++) {
+        /* A held parent cannot be freed while its child is linked. */
+        out->parents[i] = node->parents[i] ? node->parents[i]->handle : 0;
+        out->parent_types[i] = node->parents[i] ? node->parents[i]->type : 0;
+    }
+}
+
+livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (node && out)
+        lt_describe_node(node, out);
+    lt_spin_unlock(&shard->lock);
+    if (!node)
+        return LIVETRACK_UNKNOWN;
+    if (out)
+        out->time_ns = lt_ticks_to_ns(out->time_ns);
+    return LIVETRACK_OK;
+}
+
+int livetrack_still_live(const livetrack_object *object)
+{
+    if (!object)
+        return 0;
+    uint64_t hash = lt_hash(object->domain, object->handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, object->domain, object->handle);
+    int live = node && node->seq == object->seq;
+    lt_spin_unlock(&shard->lock);
+    return live;
+}
+
+void livetrack_get_stats(livetrack_stats *out)
+{
+    if (!out)
+        return;
+    memset(out, 0, sizeof *out);
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        lt_shard *shard = &lt_shards[i];
+        lt_spin_lock(&shard->lock);
+        out->live_objects += shard->live;
+        out->live_bytes += shard->live_bytes;
+        out->node_bytes += shard->slab_nodes * sizeof(lt_node) + (shard->bucket_mask ? (shard->bucket_mask + 1u) * sizeof(lt_node *) : 0);
+        lt_spin_unlock(&shard->lock);
+    }
+    out->created = atomic_load(&next_seq) - 1;
+    lt_fill_counters(out);
+}

@@ -1,0 +1,81 @@
+/*
+ * Private layout of the live-object registry, shared by registry.c and
+ * snapshot.c only.
+ *
+ * Notes on locking
+ * ----------------
+ * The registry is split into LT_SHARD_COUNT shards. A handle's shard is
+ * chosen from the high bits of its hash, its bucket from the low bits, so
+ * the two never correlate.
+ *
+ * shard->lock protects everything in that shard: the bucket array, every
+ * node's hash chain and age links, node->linked, node->refs-part changes,
+ * the shard's free list and counters.
+ *
+ * node->counts packs refs (high 32 bits) and holders (low 32 bits) into one
+ * atomic word, so that "refs + holders reached 0" is a single observable
+ * transition. refs only change under the node's shard lock. holders are
+ * incremented under the parent's shard lock (while looking the parent up)
+ * and decremented without any lock when a child dies. Exactly one thread
+ * sees counts drop to 0; that thread unlinks and frees the node (taking the
+ * shard lock if it does not hold it). A linked node whose counts are 0 is
+ * dying and every lookup treats it as absent.
+ *
+ * The hot path never holds two shard locks at once. Only snapshots take all
+ * of them, always in index order.
+ */
+#ifndef LIVETRACK_REGISTRY_INTERNAL_H
+#define LIVETRACK_REGISTRY_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "spinlock.h"
+
+#define LT_SHARD_BITS 6u
+#define LT_SHARD_COUNT (1u << LT_SHARD_BITS)
+#define LT_INITIAL_BUCKETS 64u  /* per shard, grown by doubling */
+#define LT_NODES_PER_SLAB 64u   /* nodes taken from malloc at a time */
+
+#define LT_REF_ONE ((uint64_t)1 << 32)
+#define LT_REFS(counts) ((uint32_t)((counts) >> 32))
+#define LT_HOLDERS(counts) ((uint32_t)(counts))
+
+typedef struct lt_node {
+    struct lt_node *chain; /* next in the bucket; next free node when free */
+    struct lt_node *newer; /* age list: toward the shard's newest */
+    struct lt_node *older; /* age list: toward the shard's oldest */
+    uint64_t handle;
+    uint64_t seq;
+    uint64_t ticks; /* creation time, lt_clock units */
+    uint64_t bytes;
+    const void *owner;
+    struct lt_node *parents[2];
+    _Atomic uint64_t counts; /* refs << 32 | holders */
+    uint8_t domain;
+    uint8_t type;
+    uint8_t linked; /* 1 while in the shard's hash and age list */
+} lt_node;
+
+typedef struct lt_shard {
+    lt_spinlock lock;
+    lt_node **buckets;
+    uint32_t bucket_mask; /* bucket count - 1; 0 until first use */
+    uint64_t live;        /* linked nodes */
+    uint64_t live_bytes;
+    uint64_t slab_nodes;  /* nodes ever taken from malloc */
+    lt_node *newest;      /* head of the age list */
+    lt_node *oldest;
+    lt_node *free_nodes;
+} __attribute__((aligned(64))) lt_shard;
+
+extern lt_shard lt_shards[LT_SHARD_COUNT];
+
+uint64_t lt_hash(unsigned domain, uint64_t handle);
+static inline lt_shard *lt_shard_of(uint64_t hash) { return &lt_shards[hash >> (64 - LT_SHARD_BITS)]; }
+
+/* Fill a public description of a linked node. Caller holds its shard lock. */
+void lt_describe_node(const lt_node *node, livetrack_object *out);
+
+#endif

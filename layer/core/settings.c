@@ -1,0 +1,147 @@
+/*
+ * Every LIVETRACK_* setting, in one table with its default and meaning.
+ * The README's settings table mirrors this one.
+ *
+ * Values are read once, on first use. A bad value gets one message and
+ * the default; it never stops the program.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_internal.h"
+
+typedef enum { SETTING_STRING, SETTING_BOOL, SETTING_LONG, SETTING_CHOICE } setting_kind;
+
+typedef struct setting {
+    const char *name;
+    setting_kind kind;
+    const char *default_value;
+    const char *choices; /* SETTING_CHOICE: "a|b|c", index stored */
+    size_t offset;       /* into lt_settings */
+    const char *doc;
+} setting;
+
+static const setting setting_table[] = {
+    {"LIVETRACK_OUTPUT", SETTING_STRING, NULL, NULL, offsetof(lt_settings, output),
+     "write the exit report to this file instead of stderr; %p becomes the pid"},
+    {"LIVETRACK_TRANSPARENT", SETTING_BOOL, "0", NULL, offsetof(lt_settings, transparent),
+     "1: pass misused calls (release of a dead handle, ...) to the driver after the diagnostic"},
+    {"LIVETRACK_EXIT_REPORT", SETTING_CHOICE, "auto", "auto|always|off", offsetof(lt_settings, exit_report),
+     "auto: report at exit only when something leaked; always: also when nothing did; off: never"},
+    {"LIVETRACK_MAX_DIAGNOSTICS", SETTING_LONG, "1000", NULL, offsetof(lt_settings, max_diagnostics),
+     "stop printing diagnostic lines after this many (-1: no limit)"},
+};
+
+static lt_settings current;
+static pthread_once_t loaded = PTHREAD_ONCE_INIT;
+
+static void warn_bad(const setting *s, const char *value, const char *expected)
+{
+    /* Not lt_diag: that reads the settings being loaded. */
+    fprintf(stderr, "livetrack: %s=\"%s\" is not %s; using the default \"%s\"\n", s->name, value, expected,
+            s->default_value ? s->default_value : "");
+}
+
+static int parse_one(const setting *s, const char *value, int complain)
+{
+    char *field = (char *)&current + s->offset;
+    switch (s->kind) {
+    case SETTING_STRING:
+        *(const char **)field = (value && *value) ? value : NULL;
+        return 1;
+    case SETTING_BOOL:
+        if (!strcmp(value, "1") || !strcasecmp(value, "true") || !strcasecmp(value, "yes") || !strcasecmp(value, "on")) {
+            *(int *)field = 1;
+            return 1;
+        }
+        if (!strcmp(value, "0") || !strcasecmp(value, "false") || !strcasecmp(value, "no") || !strcasecmp(value, "off") || !*value) {
+            *(int *)field = 0;
+            return 1;
+        }
+        if (complain)
+            warn_bad(s, value, "0 or 1");
+        return 0;
+    case SETTING_LONG: {
+        char *end;
+        errno = 0;
+        long number = strtol(value, &end, 10);
+        if (errno || end == value || *end || number < -1) {
+            if (complain)
+                warn_bad(s, value, "an integer >= -1");
+            return 0;
+        }
+        *(long *)field = number;
+        return 1;
+    }
+    case SETTING_CHOICE: {
+        size_t length = strlen(value);
+        int index = 0;
+        for (const char *choice = s->choices; *choice; index++) {
+            size_t choice_length = strcspn(choice, "|");
+            if (choice_length == length && !strncasecmp(choice, value, length)) {
+                *(int *)field = index;
+                return 1;
+            }
+            choice += choice_length + (choice[choice_length] == '|');
+        }
+        if (complain)
+            warn_bad(s, value, s->choices);
+        return 0;
+    }
+    }
+    return 0;
+}
+
+static void load(void)
+{
+    memset(&current, 0, sizeof current);
+    for (size_t i = 0; i < sizeof setting_table / sizeof setting_table[0]; i++) {
+        const setting *s = &setting_table[i];
+        if (s->default_value)
+            parse_one(s, s->default_value, 0);
+        const char *value = getenv(s->name);
+        if (value && !parse_one(s, value, 1) && s->default_value)
+            parse_one(s, s->default_value, 0);
+    }
+}
+
+const lt_settings *lt_get_settings(void)
+{
+    pthread_once(&loaded, load);
+    return &current;
+}
+
+void lt_reload_settings(void)
+{
+    pthread_once(&loaded, load);
+    load();
+}
+
+int livetrack_transparent(void) { return lt_get_settings()->transparent; }
+
+int lt_expand_path(const char *pattern, char *out, size_t out_size)
+{
+    size_t used = 0;
+    for (const char *p = pattern; *p; p++) {
+        char piece[32];
+        const char *text = piece;
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(piece, sizeof piece, "%ld", (long)getpid());
+            p++;
+        } else {
+            piece[0] = *p;
+            piece[1] = '\0';
+        }
+        size_t length = strlen(text);
+        if (used + length >= out_size)
+            return 0;
+        memcpy(out + used, text, length);
+        used += length;
+    }
+    out[used] = '\0';
+    return 1;
+}

@@ -1,0 +1,139 @@
+/*
+ * Snapshots of the live set.
+ *
+ * All shard locks are held only while nodes are copied; the copy is then
+ * merged newest-first (each shard's age list is already in sequence order,
+ * so a 64-way merge replaces a sort) and handed to the caller, who may
+ * call back into the registry freely while walking it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core_internal.h"
+#include "registry_internal.h"
+
+struct livetrack_snapshot {
+    size_t count;
+    livetrack_object objects[];
+};
+
+typedef struct segment {
+    size_t next; /* index of its newest remaining entry in the flat copy */
+    size_t end;
+} segment;
+
+static int wanted(const lt_node *node, livetrack_domain domain, const void *owner)
+{
+    if (!atomic_load_explicit(&node->counts, memory_order_acquire))
+        return 0; /* dying */
+    if (domain != LIVETRACK_DOMAIN_ANY && node->domain != domain)
+        return 0;
+    return !owner || node->owner == owner;
+}
+
+static void lock_all(void)
+{
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        lt_spin_lock(&lt_shards[i].lock);
+}
+
+static void unlock_all(void)
+{
+    for (unsigned i = LT_SHARD_COUNT; i-- > 0;)
+        lt_spin_unlock(&lt_shards[i].lock);
+}
+
+static size_t live_upper_bound(void)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        total += __atomic_load_n(&lt_shards[i].live, __ATOMIC_RELAXED);
+    return total;
+}
+
+/* Sift-down for a min-heap of segments ordered by newest seq first. */
+static void sift(segment *heap, size_t count, size_t at, const livetrack_object *flat)
+{
+    for (;;) {
+        size_t best = at, left = 2 * at + 1, right = left + 1;
+        if (left < count && flat[heap[left].next].seq > flat[heap[best].next].seq)
+            best = left;
+        if (right < count && flat[heap[right].next].seq > flat[heap[best].next].seq)
+            best = right;
+        if (best == at)
+            return;
+        segment swap = heap[at];
+        heap[at] = heap[best];
+        heap[best] = swap;
+        at = best;
+    }
+}
+
+livetrack_snapshot *livetrack_snapshot_take(livetrack_domain domain, const void *owner)
+{
+    size_t capacity = live_upper_bound() + 64;
+    livetrack_object *flat = NULL;
+    segment segments[LT_SHARD_COUNT];
+    size_t used, segment_count;
+    for (;;) {
+        flat = lt_malloc((capacity ? capacity : 1) * sizeof *flat);
+        if (!flat) {
+            lt_out_of_memory("a snapshot");
+            return NULL;
+        }
+        lock_all();
+        size_t live = 0;
+        for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+            live += lt_shards[i].live;
+        if (live <= capacity)
+            break;
+        /* More objects appeared between counting and locking. */
+        unlock_all();
+        lt_free(flat);
+        capacity = live + live / 4 + 64;
+    }
+    used = 0;
+    segment_count = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        size_t start = used;
+        for (const lt_node *node = lt_shards[i].newest; node; node = node->older)
+            if (wanted(node, domain, owner))
+                lt_describe_node(node, &flat[used++]);
+        if (used > start)
+            segments[segment_count++] = (segment){start, used};
+    }
+    unlock_all();
+
+    livetrack_snapshot *snapshot = lt_malloc(sizeof *snapshot + (used ? used : 1) * sizeof(livetrack_object));
+    if (!snapshot) {
+        lt_free(flat);
+        lt_out_of_memory("a snapshot");
+        return NULL;
+    }
+    for (size_t i = segment_count / 2; i-- > 0;)
+        sift(segments, segment_count, i, flat);
+    lt_tick_scale scale;
+    lt_tick_scale_now(&scale);
+    size_t out = 0;
+    while (segment_count) {
+        livetrack_object *object = &snapshot->objects[out++];
+        *object = flat[segments[0].next++];
+        object->time_ns = lt_scale_ticks(&scale, object->time_ns);
+        if (segments[0].next == segments[0].end)
+            segments[0] = segments[--segment_count];
+        sift(segments, segment_count, 0, flat);
+    }
+    snapshot->count = out;
+    lt_free(flat);
+    return snapshot;
+}
+
+size_t livetrack_snapshot_count(const livetrack_snapshot *snapshot) { return snapshot ? snapshot->count : 0; }
+
+const livetrack_object *livetrack_snapshot_at(const livetrack_snapshot *snapshot, size_t index)
+{
+    return snapshot && index < snapshot->count ? &snapshot->objects[index] : NULL;
+}
+
+void livetrack_snapshot_free(livetrack_snapshot *snapshot) { lt_free(snapshot); }
