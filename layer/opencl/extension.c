@@ -1,0 +1,201 @@
+/*
+ * cl_altera_live_object_tracking / cl_intelfpga_live_object_tracking, the
+ * platform's extension strings, and extension functions that create
+ * objects (handed back wrapped, so what they create is tracked too).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "CL/cl_ext_live_object_tracking.h"
+#include "cl_layer_internal.h"
+
+/* ---- Track and Report --------------------------------------------------- */
+
+/* Tracking starts when the layer loads (loading it is the opt-in), so
+ * Track has nothing left to do; it is accepted at any time. */
+static void CL_API_CALL track_live_objects(cl_platform_id platform) { (void)platform; }
+
+typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value, size_t *size_ret);
+
+static void *extension_function_of(const void *platform, const char *name)
+{
+    return platform ? ltcl_next->clGetExtensionFunctionAddressForPlatform((cl_platform_id)platform, name) : NULL;
+}
+
+/* The driver's own count, asked only of objects the registry says are
+ * alive (the OpenCL object model guarantees every hold we model). */
+static cl_uint driver_refcount(const livetrack_object *object)
+{
+    void *handle = (void *)(uintptr_t)object->handle;
+    cl_uint count = 0;
+    cl_int result = CL_INVALID_VALUE;
+    info_fn query = NULL;
+    cl_uint param = 0;
+    switch ((ltcl_type)object->type) {
+    case LTCL_CONTEXT: query = (info_fn)ltcl_next->clGetContextInfo; param = CL_CONTEXT_REFERENCE_COUNT; break;
+    case LTCL_QUEUE: query = (info_fn)ltcl_next->clGetCommandQueueInfo; param = CL_QUEUE_REFERENCE_COUNT; break;
+    case LTCL_MEM: query = (info_fn)ltcl_next->clGetMemObjectInfo; param = CL_MEM_REFERENCE_COUNT; break;
+    case LTCL_PROGRAM: query = (info_fn)ltcl_next->clGetProgramInfo; param = CL_PROGRAM_REFERENCE_COUNT; break;
+    case LTCL_KERNEL: query = (info_fn)ltcl_next->clGetKernelInfo; param = CL_KERNEL_REFERENCE_COUNT; break;
+    case LTCL_EVENT: query = (info_fn)ltcl_next->clGetEventInfo; param = CL_EVENT_REFERENCE_COUNT; break;
+    case LTCL_SAMPLER: query = (info_fn)ltcl_next->clGetSamplerInfo; param = CL_SAMPLER_REFERENCE_COUNT; break;
+    case LTCL_DEVICE: query = (info_fn)ltcl_next->clGetDeviceInfo; param = CL_DEVICE_REFERENCE_COUNT; break;
+    case LTCL_COMMAND_BUFFER:
+        query = (info_fn)extension_function_of(object->owner, "clGetCommandBufferInfoKHR");
+        param = CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR;
+        break;
+    case LTCL_SEMAPHORE:
+        query = (info_fn)extension_function_of(object->owner, "clGetSemaphoreInfoKHR");
+        param = CL_SEMAPHORE_REFERENCE_COUNT_KHR;
+        break;
+    case LTCL_SVM:
+    case LTCL_USM:
+    case LTCL_TYPE_COUNT:
+        break; /* allocations have no count: one owner */
+    }
+    if (query)
+        result = query(handle, param, sizeof count, &count, NULL);
+    return result == CL_SUCCESS ? count : (object->refs ? object->refs : 1);
+}
+
+/* Serialises reports: callbacks never run concurrently. Recursive, so a
+ * callback may itself ask for a report. */
+static pthread_mutex_t report_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static void CL_API_CALL report_live_objects(cl_platform_id platform, cl_live_object_report_fn report_fn,
+                                            void *user_data)
+{
+    if (!report_fn)
+        return;
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_OPENCL, platform);
+    pthread_mutex_lock(&report_lock);
+    for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++) {
+        const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
+        /* The callback may have released it (or let it die) meanwhile. */
+        if (!livetrack_still_live(object))
+            continue;
+        report_fn(user_data, (void *)(uintptr_t)object->handle, object->type_name, driver_refcount(object));
+    }
+    pthread_mutex_unlock(&report_lock);
+    livetrack_snapshot_free(snapshot);
+}
+
+/* ---- extension strings ------------------------------------------------- */
+
+static const char *const our_extensions[] = {CL_ALTERA_LIVE_OBJECT_TRACKING_EXTENSION_NAME,
+                                             CL_INTELFPGA_LIVE_OBJECT_TRACKING_EXTENSION_NAME};
+#define OUR_EXTENSION_COUNT (sizeof our_extensions / sizeof our_extensions[0])
+
+/* Answer a query with `value` the way clGet*Info does. */
+static cl_int answer(const void *value, size_t size, size_t value_size, void *out, size_t *size_ret)
+{
+    if (out) {
+        if (value_size < size)
+            return CL_INVALID_VALUE;
+        memcpy(out, value, size);
+    }
+    if (size_ret)
+        *size_ret = size;
+    return CL_SUCCESS;
+}
+
+static cl_int extension_string(cl_platform_id platform, size_t value_size, void *out, size_t *size_ret)
+{
+    size_t driver_size = 0;
+    cl_int result = ltcl_next->clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS, 0, NULL, &driver_size);
+    if (result != CL_SUCCESS)
+        return result;
+    size_t extra = 0;
+    for (size_t i = 0; i < OUR_EXTENSION_COUNT; i++)
+        extra += strlen(our_extensions[i]) + 1;
+    char *text = calloc(driver_size + extra + 1, 1);
+    if (!text)
+        return CL_OUT_OF_HOST_MEMORY;
+    result = ltcl_next->clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS, driver_size, text, NULL);
+    if (result == CL_SUCCESS) {
+        size_t length = strlen(text);
+        for (size_t i = 0; i < OUR_EXTENSION_COUNT; i++) {
+            if (length && text[length - 1] != ' ')
+                text[length++] = ' ';
+            strcpy(text + length, our_extensions[i]);
+            length += strlen(our_extensions[i]);
+        }
+        result = answer(text, length + 1, value_size, out, size_ret);
+    }
+    free(text);
+    return result;
+}
+
+static cl_int extension_versions(cl_platform_id platform, size_t value_size, void *out, size_t *size_ret)
+{
+    size_t driver_size = 0;
+    cl_int result = ltcl_next->clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, 0, NULL, &driver_size);
+    if (result != CL_SUCCESS)
+        return result; /* a platform before OpenCL 3.0: leave it as it is */
+    size_t total = driver_size + OUR_EXTENSION_COUNT * sizeof(cl_name_version);
+    cl_name_version *list = calloc(1, total);
+    if (!list)
+        return CL_OUT_OF_HOST_MEMORY;
+    result = ltcl_next->clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, driver_size, list, NULL);
+    if (result == CL_SUCCESS) {
+        cl_name_version *ours = (cl_name_version *)((char *)list + driver_size);
+        for (size_t i = 0; i < OUR_EXTENSION_COUNT; i++) {
+            ours[i].version = CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION;
+            strncpy(ours[i].name, our_extensions[i], CL_NAME_VERSION_MAX_NAME_SIZE - 1);
+        }
+        result = answer(list, total, value_size, out, size_ret);
+    }
+    free(list);
+    return result;
+}
+
+static cl_int CL_API_CALL clGetPlatformInfo_wrap(cl_platform_id platform, cl_platform_info param, size_t value_size,
+                                                void *value, size_t *size_ret)
+{
+    if (param == CL_PLATFORM_EXTENSIONS)
+        return extension_string(platform, value_size, value, size_ret);
+    if (param == CL_PLATFORM_EXTENSIONS_WITH_VERSION)
+        return extension_versions(platform, value_size, value, size_ret);
+    return ltcl_next->clGetPlatformInfo(platform, param, value_size, value, size_ret);
+}
+
+/* ---- extension functions ----------------------------------------------- */
+
+static void *CL_API_CALL clGetExtensionFunctionAddressForPlatform_wrap(cl_platform_id platform, const char *name)
+{
+    if (!name)
+        return ltcl_next->clGetExtensionFunctionAddressForPlatform(platform, name);
+    void *ours = ltcl_extension_function(platform, name, NULL);
+    if (ours)
+        return ours;
+    void *driver_function = ltcl_next->clGetExtensionFunctionAddressForPlatform(platform, name);
+    return driver_function ? ltcl_extension_function(platform, name, driver_function) : NULL;
+}
+
+static void *CL_API_CALL clGetExtensionFunctionAddress_wrap(const char *name)
+{
+    if (!name)
+        return ltcl_next->clGetExtensionFunctionAddress(name);
+    void *ours = ltcl_extension_function(NULL, name, NULL);
+    if (ours)
+        return ours;
+    void *driver_function = ltcl_next->clGetExtensionFunctionAddress(name);
+    return driver_function ? ltcl_extension_function(NULL, name, driver_function) : NULL;
+}
+
+void *ltcl_live_tracking_function(const char *name)
+{
+    if (!strcmp(name, "clTrackLiveObjectsIntelFPGA") || !strcmp(name, "clTrackLiveObjectsAltera"))
+        return (void *)track_live_objects;
+    if (!strcmp(name, "clReportLiveObjectsIntelFPGA") || !strcmp(name, "clReportLiveObjectsAltera"))
+        return (void *)report_live_objects;
+    return NULL;
+}
+
+void ltcl_install_extension_wrappers(struct _cl_icd_dispatch *table)
+{
+    table->clGetPlatformInfo = clGetPlatformInfo_wrap;
+    table->clGetExtensionFunctionAddressForPlatform = clGetExtensionFunctionAddressForPlatform_wrap;
+    table->clGetExtensionFunctionAddress = clGetExtensionFunctionAddress_wrap;
+}

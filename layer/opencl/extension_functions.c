@@ -1,0 +1,288 @@
+/*
+ * Extension functions that create, retain or release objects. The program
+ * reaches them through clGetExtensionFunctionAddress[ForPlatform]; we hand
+ * back our wrapper and keep the driver's function to call.
+ *
+ * Several platforms may answer the same name with different functions.
+ * Each slot keeps one driver function per ICD, keyed by the ICD dispatch
+ * pointer every ICD object starts with; a wrapper picks the one that
+ * belongs to its first object argument (read only after the registry
+ * confirms the handle is live, so a bad handle is never dereferenced).
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "cl_layer_internal.h"
+
+void *ltcl_live_tracking_function(const char *name);
+
+#define MAX_ICDS 8
+
+typedef enum ext_id {
+#define EXT_ID(name) EXT_##name,
+#define WRAPPED_EXTENSIONS(X)                                                                                  \
+    X(clCreateCommandBufferKHR) X(clRetainCommandBufferKHR) X(clReleaseCommandBufferKHR)                     \
+    X(clEnqueueCommandBufferKHR) X(clCreateSemaphoreWithPropertiesKHR) X(clRetainSemaphoreKHR)               \
+    X(clReleaseSemaphoreKHR) X(clEnqueueWaitSemaphoresKHR) X(clEnqueueSignalSemaphoresKHR)                   \
+    X(clHostMemAllocINTEL) X(clDeviceMemAllocINTEL) X(clSharedMemAllocINTEL) X(clMemFreeINTEL)               \
+    X(clMemBlockingFreeINTEL) X(clEnqueueMemFillINTEL) X(clEnqueueMemcpyINTEL) X(clEnqueueMemAdviseINTEL)    \
+    X(clEnqueueMigrateMemINTEL) X(clEnqueueMemsetINTEL) X(clCreateCommandQueueWithPropertiesKHR)             \
+    X(clCreateProgramWithILKHR)
+    WRAPPED_EXTENSIONS(EXT_ID)
+#undef EXT_ID
+    EXT_COUNT
+} ext_id;
+
+typedef struct ext_slot {
+    atomic_uint count;
+    _Atomic(const void *) icd[MAX_ICDS];
+    _Atomic(void *) driver[MAX_ICDS];
+} ext_slot;
+
+static ext_slot slots[EXT_COUNT];
+
+static const void *icd_of(const void *object) { return object ? *(const void *const *)object : NULL; }
+
+static void remember(ext_id id, const void *icd, void *driver_function)
+{
+    ext_slot *slot = &slots[id];
+    unsigned count = atomic_load(&slot->count);
+    for (unsigned i = 0; i < count && i < MAX_ICDS; i++)
+        if (atomic_load(&slot->driver[i]) == driver_function && atomic_load(&slot->icd[i]) == icd)
+            return;
+    unsigned at = atomic_fetch_add(&slot->count, 1);
+    if (at >= MAX_ICDS)
+        return;
+    atomic_store(&slot->icd[at], icd);
+    atomic_store(&slot->driver[at], driver_function);
+}
+
+/* The driver function for a call whose first object is `object`. */
+static void *driver_for(ext_id id, const void *object)
+{
+    ext_slot *slot = &slots[id];
+    unsigned count = atomic_load(&slot->count);
+    if (count > MAX_ICDS)
+        count = MAX_ICDS;
+    if (count > 1 && object && livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(object), NULL) == LIVETRACK_OK) {
+        const void *icd = icd_of(object);
+        for (unsigned i = 0; i < count; i++)
+            if (atomic_load(&slot->icd[i]) == icd)
+                return atomic_load(&slot->driver[i]);
+    }
+    return count ? atomic_load(&slot->driver[0]) : NULL;
+}
+
+#define DRIVER(name, object) ((name##_fn)driver_for(EXT_##name, (object)))
+#define ERROR_SLOT(user) cl_int local_error_ = CL_SUCCESS, *error_slot_ = (user) ? (user) : &local_error_
+#define SUCCEEDED(object) ((object) && *error_slot_ == CL_SUCCESS)
+
+/* ---- cl_khr_command_buffer ---------------------------------------------- */
+
+static cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR_wrap(cl_uint num_queues,
+                                                                      const cl_command_queue *queues,
+                                                                      const cl_command_buffer_properties_khr *properties,
+                                                                      cl_int *errcode_ret)
+{
+    ERROR_SLOT(errcode_ret);
+    const void *queue = num_queues && queues ? queues[0] : NULL;
+    cl_command_buffer_khr buffer = DRIVER(clCreateCommandBufferKHR, queue)(num_queues, queues, properties, error_slot_);
+    /* Attached to its queue's context. */
+    if (SUCCEEDED(buffer))
+        ltcl_created(LTCL_COMMAND_BUFFER, buffer, 0, queue, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
+    return buffer;
+}
+
+/* Retain/release of extension objects: same checks as the core types. */
+#define EXT_REFCOUNT(name, cl_type, ltcl_type_id, is_release)                                     \
+    static cl_int CL_API_CALL name##_wrap(cl_type object)                                         \
+    {                                                                                             \
+        cl_int refused;                                                                           \
+        ltcl_verdict verdict = is_release ? ltcl_release(#name, ltcl_type_id, object, &refused)   \
+                                          : ltcl_retain(#name, ltcl_type_id, object, &refused);   \
+        if (verdict == LTCL_REFUSED)                                                              \
+            return refused;                                                                       \
+        cl_int result = DRIVER(name, object)(object);                                             \
+        if (result != CL_SUCCESS && verdict == LTCL_COUNTED) {                                    \
+            if (is_release)                                                                       \
+                ltcl_undo_release(ltcl_type_id, object);                                          \
+            else                                                                                  \
+                livetrack_release(LIVETRACK_DOMAIN_OPENCL, ltcl_type_id, ltcl_key(object), NULL); \
+        }                                                                                         \
+        return result;                                                                            \
+    }
+
+EXT_REFCOUNT(clRetainCommandBufferKHR, cl_command_buffer_khr, LTCL_COMMAND_BUFFER, 0)
+EXT_REFCOUNT(clReleaseCommandBufferKHR, cl_command_buffer_khr, LTCL_COMMAND_BUFFER, 1)
+EXT_REFCOUNT(clRetainSemaphoreKHR, cl_semaphore_khr, LTCL_SEMAPHORE, 0)
+EXT_REFCOUNT(clReleaseSemaphoreKHR, cl_semaphore_khr, LTCL_SEMAPHORE, 1)
+
+static cl_int CL_API_CALL clEnqueueCommandBufferKHR_wrap(cl_uint num_queues, cl_command_queue *queues,
+                                                        cl_command_buffer_khr buffer, cl_uint num_events,
+                                                        const cl_event *wait_list, cl_event *event)
+{
+    cl_int result = DRIVER(clEnqueueCommandBufferKHR, buffer)(num_queues, queues, buffer, num_events, wait_list, event);
+    /* The event belongs to the context of the queue it ran on: the one
+     * given, or the command buffer's own. */
+    if (result == CL_SUCCESS && event && *event) {
+        const void *via = num_queues && queues ? (const void *)queues[0] : (const void *)buffer;
+        ltcl_created(LTCL_EVENT, *event, 0, via, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
+    }
+    return result;
+}
+
+/* ---- cl_khr_semaphore ----------------------------------------------------- */
+
+static cl_semaphore_khr CL_API_CALL clCreateSemaphoreWithPropertiesKHR_wrap(cl_context context,
+                                                                           const cl_semaphore_properties_khr *props,
+                                                                           cl_int *errcode_ret)
+{
+    ERROR_SLOT(errcode_ret);
+    cl_semaphore_khr semaphore = DRIVER(clCreateSemaphoreWithPropertiesKHR, context)(context, props, error_slot_);
+    if (SUCCEEDED(semaphore))
+        ltcl_created(LTCL_SEMAPHORE, semaphore, 0, context, NULL, 0, NULL);
+    return semaphore;
+}
+
+#define SEMAPHORE_ENQUEUE(name)                                                                                       \
+    static cl_int CL_API_CALL name##_wrap(cl_command_queue queue, cl_uint num_semaphores,                             \
+                                          const cl_semaphore_khr *semaphores,                                         \
+                                          const cl_semaphore_payload_khr *payloads, cl_uint num_events,               \
+                                          const cl_event *wait_list, cl_event *event)                                 \
+    {                                                                                                                 \
+        cl_int result =                                                                                               \
+            DRIVER(name, queue)(queue, num_semaphores, semaphores, payloads, num_events, wait_list, event);           \
+        ltcl_event_from_queue(result, event, queue);                                                                  \
+        return result;                                                                                                \
+    }
+SEMAPHORE_ENQUEUE(clEnqueueWaitSemaphoresKHR)
+SEMAPHORE_ENQUEUE(clEnqueueSignalSemaphoresKHR)
+
+/* ---- cl_intel_unified_shared_memory -------------------------------------- */
+
+static void *CL_API_CALL clHostMemAllocINTEL_wrap(cl_context context, const cl_mem_properties_intel *properties,
+                                                 size_t size, cl_uint alignment, cl_int *errcode_ret)
+{
+    ERROR_SLOT(errcode_ret);
+    void *pointer = DRIVER(clHostMemAllocINTEL, context)(context, properties, size, alignment, error_slot_);
+    if (SUCCEEDED(pointer))
+        ltcl_created(LTCL_USM, pointer, size, context, NULL, 0, NULL);
+    return pointer;
+}
+
+#define USM_DEVICE_ALLOC(name)                                                                                   \
+    static void *CL_API_CALL name##_wrap(cl_context context, cl_device_id device,                                \
+                                         const cl_mem_properties_intel *properties, size_t size, cl_uint alignment, \
+                                         cl_int *errcode_ret)                                                    \
+    {                                                                                                            \
+        ERROR_SLOT(errcode_ret);                                                                                 \
+        void *pointer = DRIVER(name, context)(context, device, properties, size, alignment, error_slot_);        \
+        if (SUCCEEDED(pointer))                                                                                  \
+            ltcl_created(LTCL_USM, pointer, size, context, NULL, 0, NULL);                                       \
+        return pointer;                                                                                          \
+    }
+USM_DEVICE_ALLOC(clDeviceMemAllocINTEL)
+USM_DEVICE_ALLOC(clSharedMemAllocINTEL)
+
+#define USM_FREE(name)                                                                                \
+    static cl_int CL_API_CALL name##_wrap(cl_context context, void *pointer)                          \
+    {                                                                                                 \
+        cl_int refused;                                                                               \
+        if (pointer && ltcl_free(#name, LTCL_USM, pointer, &refused) == LTCL_REFUSED)                 \
+            return refused;                                                                           \
+        return DRIVER(name, context)(context, pointer);                                               \
+    }
+USM_FREE(clMemFreeINTEL)
+USM_FREE(clMemBlockingFreeINTEL)
+
+/* X(name, parameters before the wait list, their arguments) */
+#define USM_ENQUEUES(X)                                                                                              \
+    X(clEnqueueMemFillINTEL,                                                                                         \
+      (cl_command_queue queue, void *dst, const void *pattern, size_t pattern_size, size_t size),                    \
+      (queue, dst, pattern, pattern_size, size))                                                                     \
+    X(clEnqueueMemcpyINTEL, (cl_command_queue queue, cl_bool blocking, void *dst, const void *src, size_t size),    \
+      (queue, blocking, dst, src, size))                                                                             \
+    X(clEnqueueMemAdviseINTEL, (cl_command_queue queue, const void *pointer, size_t size, cl_mem_advice_intel advice), \
+      (queue, pointer, size, advice))                                                                                \
+    X(clEnqueueMigrateMemINTEL,                                                                                      \
+      (cl_command_queue queue, const void *pointer, size_t size, cl_mem_migration_flags flags),                      \
+      (queue, pointer, size, flags))                                                                                 \
+    X(clEnqueueMemsetINTEL, (cl_command_queue queue, void *dst, cl_int value, size_t size), (queue, dst, value, size))
+
+#define STRIP_PARENS(...) __VA_ARGS__
+#define DEFINE_USM_ENQUEUE(name, params, args)                                                                     \
+    static cl_int CL_API_CALL name##_wrap(STRIP_PARENS params, cl_uint num_events, const cl_event *wait_list,     \
+                                          cl_event *event)                                                         \
+    {                                                                                                              \
+        cl_int result = DRIVER(name, queue)(STRIP_PARENS args, num_events, wait_list, event);                      \
+        ltcl_event_from_queue(result, event, queue);                                                               \
+        return result;                                                                                             \
+    }
+USM_ENQUEUES(DEFINE_USM_ENQUEUE)
+
+/* ---- KHR aliases of core creators ---------------------------------------- */
+
+static cl_command_queue CL_API_CALL clCreateCommandQueueWithPropertiesKHR_wrap(cl_context context, cl_device_id device,
+                                                                              const cl_queue_properties_khr *properties,
+                                                                              cl_int *errcode_ret)
+{
+    ERROR_SLOT(errcode_ret);
+    cl_command_queue queue =
+        DRIVER(clCreateCommandQueueWithPropertiesKHR, context)(context, device, properties, error_slot_);
+    if (SUCCEEDED(queue))
+        ltcl_created(LTCL_QUEUE, queue, 0, context, NULL, 0, NULL);
+    return queue;
+}
+
+static cl_program CL_API_CALL clCreateProgramWithILKHR_wrap(cl_context context, const void *il, size_t length,
+                                                           cl_int *errcode_ret)
+{
+    ERROR_SLOT(errcode_ret);
+    cl_program program = DRIVER(clCreateProgramWithILKHR, context)(context, il, length, error_slot_);
+    if (SUCCEEDED(program))
+        ltcl_created(LTCL_PROGRAM, program, 0, context, NULL, 0, NULL);
+    return program;
+}
+
+/* ---- lookup ----------------------------------------------------------------- */
+
+typedef struct ext_entry {
+    const char *name;
+    void *wrapper;
+} ext_entry;
+
+static const ext_entry wrapped[EXT_COUNT] = {
+#define EXT_ENTRY(name) [EXT_##name] = {#name, (void *)name##_wrap},
+    WRAPPED_EXTENSIONS(EXT_ENTRY)
+#undef EXT_ENTRY
+};
+
+/* Extension functions known to create, retain and release nothing: the
+ * program may use them without weakening misuse checks. */
+static const char *const harmless[] = {
+    "clGetCommandBufferInfoKHR", "clFinalizeCommandBufferKHR", "clCommandBarrierWithWaitListKHR",
+    "clCommandCopyBufferKHR", "clCommandCopyBufferRectKHR", "clCommandCopyBufferToImageKHR", "clCommandCopyImageKHR",
+    "clCommandCopyImageToBufferKHR", "clCommandFillBufferKHR", "clCommandFillImageKHR", "clCommandNDRangeKernelKHR",
+    "clCommandSVMMemcpyKHR", "clCommandSVMMemFillKHR", "clGetMutableCommandInfoKHR", "clUpdateMutableCommandsKHR",
+    "clGetSemaphoreInfoKHR", "clGetSemaphoreHandleForTypeKHR", "clGetMemAllocInfoINTEL",
+    "clSetKernelArgMemPointerINTEL", "clIcdGetPlatformIDsKHR", "clGetKernelSubGroupInfoKHR",
+    "clGetKernelSuggestedLocalWorkSizeKHR", "clTerminateContextKHR", "clGetGLContextInfoKHR",
+    "clSetContentSizeBufferPoCL", "clGetDeviceImageInfoQCOM", "clGetKernelSubGroupInfo",
+};
+
+void *ltcl_extension_function(cl_platform_id platform, const char *name, void *driver_function)
+{
+    if (!driver_function)
+        return ltcl_live_tracking_function(name);
+    for (unsigned i = 0; i < EXT_COUNT; i++) {
+        if (!strcmp(wrapped[i].name, name)) {
+            remember((ext_id)i, platform ? icd_of(platform) : NULL, driver_function);
+            return wrapped[i].wrapper;
+        }
+    }
+    for (size_t i = 0; i < sizeof harmless / sizeof harmless[0]; i++)
+        if (!strcmp(harmless[i], name))
+            return driver_function;
+    ltcl_note_untracked_extension(name);
+    return driver_function;
+}
