@@ -137,9 +137,8 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
     shard->live_bytes += node->bytes;
 }
 
-static void unlink_node(lt_shard *shard, lt_node *node)
+static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node)
 {
-    uint64_t hash = lt_hash(node->domain, node->handle);
     for (lt_node **link = bucket_of(shard, hash); *link; link = &(*link)->chain) {
         if (*link == node) {
             *link = node->chain;
@@ -175,10 +174,11 @@ static void bury(lt_node *dead_parents[2])
         lt_node *node = pending[--count];
         if (atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel) != 1)
             continue;
-        lt_shard *shard = lt_shard_of(lt_hash(node->domain, node->handle));
+        uint64_t hash = lt_hash(node->domain, node->handle);
+        lt_shard *shard = lt_shard_of(hash);
         lt_spin_lock(&shard->lock);
         if (node->linked)
-            unlink_node(shard, node);
+            unlink_node(shard, hash, node);
         lt_node *grand[2] = {node->parents[0], node->parents[1]};
         give_node(shard, node);
         lt_spin_unlock(&shard->lock);
@@ -195,35 +195,77 @@ static void bury(lt_node *dead_parents[2])
 
 /* ---- holds on parents -------------------------------------------------- */
 
+/* +1 hold unless the node is dying (counts 0). */
+static int pin(lt_node *node)
+{
+    uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
+    while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1, memory_order_acquire,
+                                                            memory_order_relaxed))
+        ;
+    return counts != 0;
+}
+
+static void unpin(lt_node *node) { bury((lt_node *[2]){node, NULL}); }
+
+/* Programs create many children of the same parent in a row (buffers of
+ * one context, events of one queue): remember the last parent per thread
+ * and skip its shard lock and hash walk. */
+typedef struct parent_cache {
+    uint64_t handle;
+    uint64_t seq;
+    lt_node *node;
+    uint8_t domain;
+} parent_cache;
+static _Thread_local parent_cache last_parent;
+
+static lt_node *pin_cached(unsigned domain, uint64_t handle)
+{
+    parent_cache *cache = &last_parent;
+    if (!cache->node || cache->handle != handle || cache->domain != domain || !pin(cache->node))
+        return NULL;
+    if (atomic_load_explicit(&cache->node->seq, memory_order_relaxed) != cache->seq) {
+        unpin(cache->node); /* recycled for another object since */
+        cache->node = NULL;
+        return NULL;
+    }
+    return cache->node;
+}
+
+static lt_node *pin_by_lookup(unsigned domain, uint64_t handle)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (node && !pin(node))
+        node = NULL;
+    lt_spin_unlock(&shard->lock);
+    if (node)
+        last_parent = (parent_cache){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node, (uint8_t)domain};
+    return node;
+}
+
 /* Take a hold on the parent named by `handle` (or on its first parent).
  * Returns the node now held, or NULL when there is nothing live to hold. */
 static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_parent, const void **owner)
 {
     if (!handle)
         return NULL;
-    uint64_t hash = lt_hash(domain, handle);
-    lt_shard *shard = lt_shard_of(hash);
-    lt_node *held = NULL;
-    lt_spin_lock(&shard->lock);
-    lt_node *node = find_live(shard, hash, domain, handle);
-    if (node) {
-        if (via_first_parent) {
-            /* node's own hold on parents[0] keeps it above 0 while we hold
-             * node's shard lock: node cannot be unlinked meanwhile. */
-            held = node->parents[0];
-            if (held)
-                atomic_fetch_add_explicit(&held->counts, 1, memory_order_relaxed);
-        } else {
-            uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
-            while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1,
-                                                                    memory_order_acq_rel, memory_order_relaxed))
-                ;
-            held = counts ? node : NULL;
-        }
-        if (held && owner && !*owner)
-            *owner = node->owner;
-    }
-    lt_spin_unlock(&shard->lock);
+    lt_node *node = pin_cached(domain, handle);
+    if (!node)
+        node = pin_by_lookup(domain, handle);
+    if (!node)
+        return NULL;
+    if (owner && !*owner)
+        *owner = node->owner;
+    if (!via_first_parent)
+        return node;
+    /* The pinned node holds its first parent, so that one cannot die
+     * before we add our own hold. */
+    lt_node *held = node->parents[0];
+    if (held)
+        atomic_fetch_add_explicit(&held->counts, 1, memory_order_relaxed);
+    unpin(node);
     return held;
 }
 
@@ -259,7 +301,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
          * model of it was wrong (an object freed behind the API's back).
          * Forget the application's references; children that still hold
          * the old node keep it (unlinked) until they go. */
-        unlink_node(shard, stale);
+        unlink_node(shard, hash, stale);
         uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
                                                       memory_order_acq_rel, memory_order_relaxed))
@@ -280,10 +322,13 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     node->parents[0] = parents[0];
     node->parents[1] = parents[1];
     node->ticks = lt_ticks();
-    atomic_store_explicit(&node->counts, LT_REF_ONE, memory_order_relaxed);
     /* Taken under the lock so each shard's age list is in seq order,
      * which lets snapshots merge shards instead of sorting. */
-    node->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&node->seq, atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed),
+                          memory_order_relaxed);
+    /* Release: a thread that pins this node through its cache then sees
+     * the seq written above. */
+    atomic_store_explicit(&node->counts, LT_REF_ONE, memory_order_release);
     link_node(shard, hash, node);
     maybe_grow(shard);
     lt_spin_unlock(&shard->lock);
@@ -342,7 +387,7 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
             uint64_t after = atomic_fetch_sub_explicit(&node->counts, drop, memory_order_acq_rel) - drop;
             left = LT_REFS(after);
             if (after == 0) {
-                unlink_node(shard, node);
+                unlink_node(shard, hash, node);
                 dead_parents[0] = node->parents[0];
                 dead_parents[1] = node->parents[1];
                 give_node(shard, node);

@@ -21,6 +21,11 @@
  * shard lock if it does not hold it). A linked node whose counts are 0 is
  * dying and every lookup treats it as absent.
  *
+ * Each thread caches the last parent it looked up (node and creation
+ * number). A cached node is first pinned with a hold (CAS that refuses 0),
+ * then its seq is compared: nodes are recycled, never freed, so a stale
+ * pointer is safe to touch, and a wrong pin is dropped again like any hold.
+ *
  * The hot path never holds two shard locks at once. Only snapshots take all
  * of them, always in index order.
  */
@@ -47,7 +52,9 @@ typedef struct lt_node {
     struct lt_node *newer; /* age list: toward the shard's newest */
     struct lt_node *older; /* age list: toward the shard's oldest */
     uint64_t handle;
-    uint64_t seq;
+    /* Atomic because the per-thread parent cache reads it without the
+     * shard lock to check that a node still is the object it cached. */
+    _Atomic uint64_t seq;
     uint64_t ticks; /* creation time, lt_clock units */
     uint64_t bytes;
     const void *owner;
