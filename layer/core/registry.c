@@ -132,7 +132,8 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
     else
         shard->oldest = node;
     shard->newest = node;
-    node->linked = 1;
+    /* atomic store: pin_cached() reads `linked` without the lock */
+    __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
     shard->live++;
     shard->live_bytes += node->bytes;
 }
@@ -153,7 +154,7 @@ static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node)
         node->older->newer = node->newer;
     else
         shard->oldest = node->newer;
-    node->linked = 0;
+    __atomic_store_n(&node->linked, 0, __ATOMIC_RELAXED);
     shard->live--;
     shard->live_bytes -= node->bytes;
 }
@@ -223,8 +224,16 @@ static lt_node *pin_cached(unsigned domain, uint64_t handle)
     parent_cache *cache = &last_parent;
     if (!cache->node || cache->handle != handle || cache->domain != domain || !pin(cache->node))
         return NULL;
-    if (atomic_load_explicit(&cache->node->seq, memory_order_relaxed) != cache->seq) {
-        unpin(cache->node); /* recycled for another object since */
+    /* Fix: the seq check alone let a stale object replaced by a new one
+     * with the same handle (unlinked, but kept allocated by its children)
+     * be found again through the cache, so a new child named by that
+     * handle held the hidden old object instead of the live new one.
+     * Only a node still linked is the live object for its handle; since
+     * we hold a pin it cannot be recycled, so linked now means linked
+     * when the pin was taken. */
+    if (atomic_load_explicit(&cache->node->seq, memory_order_relaxed) != cache->seq ||
+        !__atomic_load_n(&cache->node->linked, __ATOMIC_RELAXED)) {
+        unpin(cache->node); /* recycled for another object, or replaced */
         cache->node = NULL;
         return NULL;
     }

@@ -23,8 +23,11 @@
  *
  * Each thread caches the last parent it looked up (node and creation
  * number). A cached node is first pinned with a hold (CAS that refuses 0),
- * then its seq is compared: nodes are recycled, never freed, so a stale
- * pointer is safe to touch, and a wrong pin is dropped again like any hold.
+ * then its seq is compared and it must still be linked (a replaced stale
+ * node keeps its seq while children hold it): nodes are recycled, never
+ * freed, so a stale pointer is safe to touch, and a wrong pin is dropped
+ * again like any hold. `linked` is therefore written with atomic stores
+ * (under the lock) and read atomically by the cache (without it).
  *
  * The hot path never holds two shard locks at once. Only snapshots take all
  * of them, always in index order.
