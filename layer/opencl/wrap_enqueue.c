@@ -145,17 +145,27 @@ static void *CL_API_CALL clEnqueueMapImage_wrap(cl_command_queue queue, cl_mem i
 }
 
 /* Frees SVM pointers when the command runs. With a callback the program
- * frees them itself (usually through clSVMFree, which we see). */
+ * frees them itself (usually through clSVMFree, which we see). All
+ * pointers are checked before any is dropped, so a refused call leaves
+ * the registry as it was. */
 static cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_pointers, void *pointers[],
                                                void(CL_CALLBACK *free_fn)(cl_command_queue, cl_uint, void *[], void *),
                                                void *user_data, WAIT_PARAMS)
 {
     if (!free_fn && pointers) {
         for (cl_uint i = 0; i < num_pointers; i++) {
+            livetrack_object object;
+            if (!pointers[i] ||
+                (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &object) == LIVETRACK_OK &&
+                 object.type == LTCL_SVM && object.refs))
+                continue;
             cl_int refused;
-            if (pointers[i] && ltcl_free("clEnqueueSVMFree", LTCL_SVM, pointers[i], &refused) == LTCL_REFUSED)
+            if (ltcl_free("clEnqueueSVMFree", LTCL_SVM, pointers[i], &refused) == LTCL_REFUSED)
                 return refused;
         }
+        for (cl_uint i = 0; i < num_pointers; i++)
+            if (pointers[i])
+                livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i]));
     }
     cl_int result = ltcl_next->clEnqueueSVMFree(queue, num_pointers, pointers, free_fn, user_data, WAIT_ARGS);
     ltcl_event_from_queue(result, event, queue);
