@@ -133,6 +133,13 @@ LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_
  * is still live. */
 LIVETRACK_API int livetrack_still_live(const livetrack_object *object);
 
+/* Run fn(context) only while `object` (that very incarnation) is live,
+ * holding the registry lock that releasing or destroying its handle must
+ * take: fn may, for instance, take a driver reference that a concurrent
+ * release then cannot race. fn must not call into livetrack. Returns 1
+ * when fn ran. */
+LIVETRACK_API int livetrack_while_live(const livetrack_object *object, void (*fn)(void *context), void *context);
+
 /* A copy of the live set, newest first, taken under the registry's locks
  * and read after they are dropped: callers may create and release objects
  * while walking it. */

@@ -470,6 +470,21 @@ int livetrack_still_live(const livetrack_object *object)
     return live;
 }
 
+int livetrack_while_live(const livetrack_object *object, void (*fn)(void *context), void *context)
+{
+    if (!object || !fn)
+        return 0;
+    uint64_t hash = lt_hash(object->domain, object->handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, object->domain, object->handle);
+    int live = node && node->seq == object->seq;
+    if (live)
+        fn(context);
+    lt_spin_unlock(&shard->lock);
+    return live;
+}
+
 void livetrack_get_stats(livetrack_stats *out)
 {
     if (!out)
