@@ -67,8 +67,10 @@ static inline void ltcl_event_from_queue(cl_int result, const cl_event *event, c
 typedef enum ltcl_verdict { LTCL_REFUSED = 0, LTCL_COUNTED = 1, LTCL_UNCOUNTED = 2 } ltcl_verdict;
 ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused);
 ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused);
-/* For frees of objects that are not reference counted (SVM, USM). */
-ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int *refused);
+/* For frees of objects that are not reference counted (SVM, USM).
+ * `error_code` is what the call returns for a bad pointer; CL_SUCCESS for
+ * calls that return nothing. */
+ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused);
 /* Undo a registry update when the driver rejected a call we allowed. */
 void ltcl_undo_release(ltcl_type type, const void *handle);
 
@@ -84,6 +86,9 @@ void ltcl_note_untracked_extension(const char *name);
 
 /* The platform of a device, or NULL. */
 cl_platform_id ltcl_device_platform(cl_device_id device);
+
+/* Our own dispatch table (wrappers included). */
+const struct _cl_icd_dispatch *ltcl_layer_table(void);
 
 /* Install wrappers into the layer's dispatch table. */
 void ltcl_install_object_wrappers(struct _cl_icd_dispatch *table);

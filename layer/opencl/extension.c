@@ -17,46 +17,92 @@
 static void CL_API_CALL track_live_objects(cl_platform_id platform) { (void)platform; }
 
 typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value, size_t *size_ret);
+typedef cl_int(CL_API_CALL *refcount_fn)(void *object);
 
 static void *extension_function_of(const void *platform, const char *name)
 {
     return platform ? ltcl_next->clGetExtensionFunctionAddressForPlatform((cl_platform_id)platform, name) : NULL;
 }
 
-/* The driver's own count, asked only of objects the registry says are
- * alive (the OpenCL object model guarantees every hold we model). */
-static cl_uint driver_refcount(const livetrack_object *object)
+/* How to ask the driver for an object's count, and to hold it meanwhile. */
+typedef struct count_query {
+    info_fn query;
+    cl_uint param;
+    refcount_fn retain;
+    refcount_fn release;
+} count_query;
+
+static count_query count_query_for(const livetrack_object *object)
 {
-    void *handle = (void *)(uintptr_t)object->handle;
-    cl_uint count = 0;
-    cl_int result = CL_INVALID_VALUE;
-    info_fn query = NULL;
-    cl_uint param = 0;
+#define DRIVER_QUERY(info, param, retain, release) \
+    (count_query) { (info_fn)ltcl_next->info, param, (refcount_fn)ltcl_next->retain, (refcount_fn)ltcl_next->release }
     switch ((ltcl_type)object->type) {
-    case LTCL_CONTEXT: query = (info_fn)ltcl_next->clGetContextInfo; param = CL_CONTEXT_REFERENCE_COUNT; break;
-    case LTCL_QUEUE: query = (info_fn)ltcl_next->clGetCommandQueueInfo; param = CL_QUEUE_REFERENCE_COUNT; break;
-    case LTCL_MEM: query = (info_fn)ltcl_next->clGetMemObjectInfo; param = CL_MEM_REFERENCE_COUNT; break;
-    case LTCL_PROGRAM: query = (info_fn)ltcl_next->clGetProgramInfo; param = CL_PROGRAM_REFERENCE_COUNT; break;
-    case LTCL_KERNEL: query = (info_fn)ltcl_next->clGetKernelInfo; param = CL_KERNEL_REFERENCE_COUNT; break;
-    case LTCL_EVENT: query = (info_fn)ltcl_next->clGetEventInfo; param = CL_EVENT_REFERENCE_COUNT; break;
-    case LTCL_SAMPLER: query = (info_fn)ltcl_next->clGetSamplerInfo; param = CL_SAMPLER_REFERENCE_COUNT; break;
-    case LTCL_DEVICE: query = (info_fn)ltcl_next->clGetDeviceInfo; param = CL_DEVICE_REFERENCE_COUNT; break;
+    case LTCL_CONTEXT: return DRIVER_QUERY(clGetContextInfo, CL_CONTEXT_REFERENCE_COUNT, clRetainContext, clReleaseContext);
+    case LTCL_QUEUE:
+        return DRIVER_QUERY(clGetCommandQueueInfo, CL_QUEUE_REFERENCE_COUNT, clRetainCommandQueue, clReleaseCommandQueue);
+    case LTCL_MEM: return DRIVER_QUERY(clGetMemObjectInfo, CL_MEM_REFERENCE_COUNT, clRetainMemObject, clReleaseMemObject);
+    case LTCL_PROGRAM: return DRIVER_QUERY(clGetProgramInfo, CL_PROGRAM_REFERENCE_COUNT, clRetainProgram, clReleaseProgram);
+    case LTCL_KERNEL: return DRIVER_QUERY(clGetKernelInfo, CL_KERNEL_REFERENCE_COUNT, clRetainKernel, clReleaseKernel);
+    case LTCL_EVENT: return DRIVER_QUERY(clGetEventInfo, CL_EVENT_REFERENCE_COUNT, clRetainEvent, clReleaseEvent);
+    case LTCL_SAMPLER: return DRIVER_QUERY(clGetSamplerInfo, CL_SAMPLER_REFERENCE_COUNT, clRetainSampler, clReleaseSampler);
+    case LTCL_DEVICE: return DRIVER_QUERY(clGetDeviceInfo, CL_DEVICE_REFERENCE_COUNT, clRetainDevice, clReleaseDevice);
     case LTCL_COMMAND_BUFFER:
-        query = (info_fn)extension_function_of(object->owner, "clGetCommandBufferInfoKHR");
-        param = CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR;
-        break;
+        return (count_query){(info_fn)extension_function_of(object->owner, "clGetCommandBufferInfoKHR"),
+                             CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR,
+                             (refcount_fn)extension_function_of(object->owner, "clRetainCommandBufferKHR"),
+                             (refcount_fn)extension_function_of(object->owner, "clReleaseCommandBufferKHR")};
     case LTCL_SEMAPHORE:
-        query = (info_fn)extension_function_of(object->owner, "clGetSemaphoreInfoKHR");
-        param = CL_SEMAPHORE_REFERENCE_COUNT_KHR;
-        break;
+        return (count_query){(info_fn)extension_function_of(object->owner, "clGetSemaphoreInfoKHR"),
+                             CL_SEMAPHORE_REFERENCE_COUNT_KHR,
+                             (refcount_fn)extension_function_of(object->owner, "clRetainSemaphoreKHR"),
+                             (refcount_fn)extension_function_of(object->owner, "clReleaseSemaphoreKHR")};
     case LTCL_SVM:
     case LTCL_USM:
     case LTCL_TYPE_COUNT:
         break; /* allocations have no count: one owner */
     }
-    if (query)
-        result = query(handle, param, sizeof count, &count, NULL);
-    return result == CL_SUCCESS ? count : (object->refs ? object->refs : 1);
+#undef DRIVER_QUERY
+    return (count_query){NULL, 0, NULL, NULL};
+}
+
+typedef struct pin_request {
+    refcount_fn retain;
+    void *handle;
+    int pinned;
+} pin_request;
+
+static void pin_in_driver(void *context)
+{
+    pin_request *request = context;
+    request->pinned = request->retain(request->handle) == CL_SUCCESS;
+}
+
+/* The driver's own count of a live object, or 0 when it is gone.
+ *
+ * Another thread may release the object at any moment; asking a driver
+ * about a freed object crashes it. So the driver retain is taken while the
+ * registry holds the lock that any release of this handle must pass
+ * (releases update the registry before the driver): either the release
+ * came first and we skip the object, or our reference keeps it alive until
+ * we have asked. Every hold we model is one the OpenCL object model
+ * guarantees, so objects only kept alive by children are safe to retain. */
+static int driver_refcount(const livetrack_object *object, cl_uint *count)
+{
+    count_query how = count_query_for(object);
+    if (!how.query || !how.retain || !how.release) {
+        *count = object->refs ? object->refs : 1;
+        return livetrack_still_live(object);
+    }
+    pin_request request = {how.retain, (void *)(uintptr_t)object->handle, 0};
+    if (!livetrack_while_live(object, pin_in_driver, &request) || !request.pinned)
+        return 0;
+    cl_uint value = 0;
+    if (how.query(request.handle, how.param, sizeof value, &value, NULL) == CL_SUCCESS && value > 0)
+        *count = value - 1; /* less our own reference */
+    else
+        *count = object->refs;
+    how.release(request.handle);
+    return 1;
 }
 
 /* Serialises reports: callbacks never run concurrently. Recursive, so a
@@ -72,10 +118,12 @@ static void CL_API_CALL report_live_objects(cl_platform_id platform, cl_live_obj
     pthread_mutex_lock(&report_lock);
     for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
-        /* The callback may have released it (or let it die) meanwhile. */
-        if (!livetrack_still_live(object))
+        /* Skipped when the callback, or another thread, released it
+         * (or let it die) since the snapshot. */
+        cl_uint count;
+        if (!driver_refcount(object, &count))
             continue;
-        report_fn(user_data, (void *)(uintptr_t)object->handle, object->type_name, driver_refcount(object));
+        report_fn(user_data, (void *)(uintptr_t)object->handle, object->type_name, count);
     }
     pthread_mutex_unlock(&report_lock);
     livetrack_snapshot_free(snapshot);

@@ -87,9 +87,9 @@ static cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR_wrap(cl_uint n
     ERROR_SLOT(errcode_ret);
     const void *queue = num_queues && queues ? queues[0] : NULL;
     cl_command_buffer_khr buffer = DRIVER(clCreateCommandBufferKHR, queue)(num_queues, queues, properties, error_slot_);
-    /* Attached to its queue's context. */
+    /* A command buffer holds its queue (drivers retain it; pocl does). */
     if (SUCCEEDED(buffer))
-        ltcl_created(LTCL_COMMAND_BUFFER, buffer, 0, queue, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
+        ltcl_created(LTCL_COMMAND_BUFFER, buffer, 0, queue, NULL, 0, NULL);
     return buffer;
 }
 
@@ -125,8 +125,11 @@ static cl_int CL_API_CALL clEnqueueCommandBufferKHR_wrap(cl_uint num_queues, cl_
     /* The event belongs to the context of the queue it ran on: the one
      * given, or the command buffer's own. */
     if (result == CL_SUCCESS && event && *event) {
-        const void *via = num_queues && queues ? (const void *)queues[0] : (const void *)buffer;
-        ltcl_created(LTCL_EVENT, *event, 0, via, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
+        const void *queue = num_queues && queues ? (const void *)queues[0] : NULL;
+        livetrack_object owner;
+        if (!queue && livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(buffer), &owner) == LIVETRACK_OK)
+            queue = (const void *)(uintptr_t)owner.parents[0];
+        ltcl_created(LTCL_EVENT, *event, 0, queue, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
     }
     return result;
 }
@@ -188,7 +191,7 @@ USM_DEVICE_ALLOC(clSharedMemAllocINTEL)
     static cl_int CL_API_CALL name##_wrap(cl_context context, void *pointer)                          \
     {                                                                                                 \
         cl_int refused;                                                                               \
-        if (pointer && ltcl_free(#name, LTCL_USM, pointer, &refused) == LTCL_REFUSED)                 \
+        if (pointer && ltcl_free(#name, LTCL_USM, pointer, CL_INVALID_VALUE, &refused) == LTCL_REFUSED)                 \
             return refused;                                                                           \
         return DRIVER(name, context)(context, pointer);                                               \
     }
@@ -270,10 +273,33 @@ static const char *const harmless[] = {
     "clSetContentSizeBufferPoCL", "clGetDeviceImageInfoQCOM", "clGetKernelSubGroupInfo",
 };
 
+/* Extension functions that also have a dispatch-table entry: the program
+ * gets the same wrapper whichever way it asks. */
+static void *dispatch_entry(const char *name)
+{
+    const struct _cl_icd_dispatch *table = ltcl_layer_table();
+#define SAME_AS_TABLE(entry)            \
+    if (!strcmp(name, #entry))          \
+        return (void *)table->entry;
+    SAME_AS_TABLE(clCreateSubDevicesEXT)
+    SAME_AS_TABLE(clRetainDeviceEXT)
+    SAME_AS_TABLE(clReleaseDeviceEXT)
+    SAME_AS_TABLE(clCreateEventFromGLsyncKHR)
+    SAME_AS_TABLE(clCreateFromEGLImageKHR)
+    SAME_AS_TABLE(clCreateEventFromEGLSyncKHR)
+    SAME_AS_TABLE(clEnqueueAcquireEGLObjectsKHR)
+    SAME_AS_TABLE(clEnqueueReleaseEGLObjectsKHR)
+#undef SAME_AS_TABLE
+    return NULL;
+}
+
 void *ltcl_extension_function(cl_platform_id platform, const char *name, void *driver_function)
 {
     if (!driver_function)
         return ltcl_live_tracking_function(name);
+    void *entry = dispatch_entry(name);
+    if (entry)
+        return entry;
     for (unsigned i = 0; i < EXT_COUNT; i++) {
         if (!strcmp(wrapped[i].name, name)) {
             remember((ext_id)i, platform ? icd_of(platform) : NULL, driver_function);

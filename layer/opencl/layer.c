@@ -13,6 +13,8 @@
 const struct _cl_icd_dispatch *ltcl_next;
 static struct _cl_icd_dispatch layer_table;
 
+const struct _cl_icd_dispatch *ltcl_layer_table(void) { return &layer_table; }
+
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
 clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {

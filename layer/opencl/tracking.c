@@ -95,50 +95,64 @@ void ltcl_note_untracked_extension(const char *name)
                                 name);
 }
 
-/* Decide the fate of a call the registry rejected. */
-static int refuse(const char *call, ltcl_type type, const void *handle, livetrack_status status, cl_int *refused)
+static void describe_refusal(cl_int code, int pass, char *out, size_t size)
 {
-    cl_int code = ltcl_invalid_code(type);
+    if (pass)
+        snprintf(out, size, "passed to the driver");
+    else if (code == CL_SUCCESS)
+        snprintf(out, size, "not passed to the driver");
+    else
+        snprintf(out, size, "refused with %s", code_name(code));
+}
+
+/* Decide the fate of a call the registry rejected. */
+static int refuse(const char *call, ltcl_type type, const void *handle, livetrack_status status, cl_int code,
+                  cl_int *refused)
+{
     int pass = livetrack_transparent() || (status == LIVETRACK_UNKNOWN && atomic_load(&untracked_extension_in_use));
     if (status == LIVETRACK_NO_MEMORY || status == LIVETRACK_BAD_ARGUMENT)
         return 1; /* our failure, not the program's: stay out of the way */
+    char outcome[64];
+    describe_refusal(code, pass, outcome, sizeof outcome);
     if (status == LIVETRACK_WRONG_TYPE) {
         livetrack_object object;
         const char *actual = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object) == LIVETRACK_OK
                                  ? object.type_name
                                  : "another type";
-        livetrack_report_misuse("%s(%p): the handle is a live %s, not a %s; %s %s", call, handle, actual,
-                                type_names[type], pass ? "passed to the driver" : "refused with", pass ? "" : code_name(code));
+        livetrack_report_misuse("%s(%p): the handle is a live %s, not a %s; %s", call, handle, actual,
+                                type_names[type], outcome);
     } else {
-        livetrack_report_misuse("%s(%p): %s %s; %s %s", call, handle, type_names[type], livetrack_status_name(status),
-                                pass ? "passed to the driver" : "refused with", pass ? "" : code_name(code));
+        livetrack_report_misuse("%s(%p): %s %s; %s", call, handle, type_names[type], livetrack_status_name(status),
+                                outcome);
     }
     *refused = code;
     return pass;
 }
 
 static ltcl_verdict verdict_of(const char *call, ltcl_type type, const void *handle, livetrack_status status,
-                               cl_int *refused)
+                               cl_int code, cl_int *refused)
 {
     if (status == LIVETRACK_OK)
         return LTCL_COUNTED;
-    return refuse(call, type, handle, status, refused) ? LTCL_UNCOUNTED : LTCL_REFUSED;
+    return refuse(call, type, handle, status, code, refused) ? LTCL_UNCOUNTED : LTCL_REFUSED;
 }
 
 ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)), refused);
+    return verdict_of(call, type, handle, livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)),
+                      ltcl_invalid_code(type), refused);
 }
 
 ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
     return verdict_of(call, type, handle, livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL),
-                      refused);
+                      ltcl_invalid_code(type), refused);
 }
 
-ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int *refused)
+ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)), refused);
+    return verdict_of(call, type, handle, livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)),
+                      error_code, refused);
 }
 
 void ltcl_undo_release(ltcl_type type, const void *handle)

@@ -6,6 +6,8 @@
  * One table describes them all: name, parameter list, argument list. The
  * wrappers and their installation are expanded from it.
  */
+#include <stdlib.h>
+
 #include <CL/cl_egl.h>
 #include <CL/cl_gl.h>
 
@@ -145,29 +147,56 @@ static void *CL_API_CALL clEnqueueMapImage_wrap(cl_command_queue queue, cl_mem i
 }
 
 /* Frees SVM pointers when the command runs. With a callback the program
- * frees them itself (usually through clSVMFree, which we see). All
- * pointers are checked before any is dropped, so a refused call leaves
- * the registry as it was. */
+ * frees them itself (usually through clSVMFree, which we see).
+ * The registry forgets the pointers before the driver call (the command
+ * may run, and the address be handed out again, before the call returns);
+ * when the driver rejects the call they are put back. A refused call
+ * leaves the registry as it was. */
+#define SVM_FREE_BATCH 64
 static cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_pointers, void *pointers[],
                                                void(CL_CALLBACK *free_fn)(cl_command_queue, cl_uint, void *[], void *),
                                                void *user_data, WAIT_PARAMS)
 {
-    if (!free_fn && pointers) {
-        for (cl_uint i = 0; i < num_pointers; i++) {
-            livetrack_object object;
-            if (!pointers[i] ||
-                (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &object) == LIVETRACK_OK &&
-                 object.type == LTCL_SVM && object.refs))
-                continue;
-            cl_int refused;
-            if (ltcl_free("clEnqueueSVMFree", LTCL_SVM, pointers[i], &refused) == LTCL_REFUSED)
-                return refused;
+    livetrack_object batch[SVM_FREE_BATCH], *saved = batch;
+    cl_uint forgotten = 0, capacity = SVM_FREE_BATCH;
+    int tracked = !free_fn && pointers;
+    if (tracked && num_pointers > SVM_FREE_BATCH) {
+        livetrack_object *large = malloc(num_pointers * sizeof *large);
+        if (large) {
+            saved = large;
+            capacity = num_pointers;
         }
-        for (cl_uint i = 0; i < num_pointers; i++)
-            if (pointers[i])
-                livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i]));
+    }
+    for (cl_uint i = 0; tracked && i < num_pointers; i++) {
+        livetrack_object object;
+        if (!pointers[i] ||
+            (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &object) == LIVETRACK_OK &&
+             object.type == LTCL_SVM && object.refs))
+            continue;
+        cl_int refused;
+        if (ltcl_free("clEnqueueSVMFree", LTCL_SVM, pointers[i], CL_INVALID_VALUE, &refused) == LTCL_REFUSED) {
+            if (saved != batch)
+                free(saved);
+            return refused;
+        }
+    }
+    for (cl_uint i = 0; tracked && i < num_pointers; i++) {
+        livetrack_object object;
+        if (!pointers[i] || livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &object) != LIVETRACK_OK)
+            continue;
+        if (livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i])) == LIVETRACK_OK &&
+            forgotten < capacity)
+            saved[forgotten++] = object;
     }
     cl_int result = ltcl_next->clEnqueueSVMFree(queue, num_pointers, pointers, free_fn, user_data, WAIT_ARGS);
+    if (result != CL_SUCCESS) {
+        /* Nothing was freed: the program still owns every pointer. */
+        for (cl_uint i = 0; i < forgotten; i++)
+            ltcl_created(LTCL_SVM, (void *)(uintptr_t)saved[i].handle, saved[i].bytes,
+                         (void *)(uintptr_t)saved[i].parents[0], NULL, 0, saved[i].owner);
+    }
+    if (saved != batch)
+        free(saved);
     ltcl_event_from_queue(result, event, queue);
     return result;
 }

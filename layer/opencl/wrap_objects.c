@@ -485,7 +485,7 @@ static void CL_API_CALL clSVMFree_wrap(cl_context context, void *pointer)
 {
     cl_int refused;
     /* Freeing NULL is a no-op the API allows. */
-    if (pointer && ltcl_free("clSVMFree", LTCL_SVM, pointer, &refused) == LTCL_REFUSED)
+    if (pointer && ltcl_free("clSVMFree", LTCL_SVM, pointer, CL_SUCCESS, &refused) == LTCL_REFUSED)
         return;
     ltcl_next->clSVMFree(context, pointer);
 }
