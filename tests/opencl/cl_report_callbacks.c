@@ -1,0 +1,275 @@
+/*
+ * What a Report callback may do: release the reported object, release
+ * objects not reported yet (they are then skipped: never reported after
+ * their release), retain objects, create objects, call the driver. None
+ * of it may deadlock or crash, and calls never overlap.
+ */
+#include "cl_test_util.h"
+
+static const char *kernel_source = "__kernel void k(__global int *a) { a[0] = 2; }\n";
+
+enum { COUNT = 10 };
+
+typedef struct callback_state {
+    void *targets[COUNT];     /* objects the test cares about */
+    int seen[COUNT];          /* times each was reported */
+    int released[COUNT];      /* released by the callback */
+    size_t calls;
+    size_t dead_reported;     /* reported while not live in the registry */
+    int inside, nested;
+    cl_context context;
+    cl_event created[3];
+    size_t created_count;
+    cl_program program;       /* for the kernel case */
+    int program_seen;
+} callback_state;
+
+static int target_index(const callback_state *state, const void *object)
+{
+    for (int i = 0; i < COUNT; i++)
+        if (state->targets[i] && state->targets[i] == object)
+            return i;
+    return -1;
+}
+
+/* Common bookkeeping: counts, overlap, and "reported while dead". */
+static int enter(callback_state *state, void *object)
+{
+    if (state->inside++)
+        state->nested++;
+    state->calls++;
+    if (!ct_live(object, NULL)) {
+        state->dead_reported++;
+        fprintf(stderr, "  reported %p, which is not live\n", object);
+    }
+    int index = target_index(state, object);
+    if (index >= 0)
+        state->seen[index]++;
+    return index;
+}
+
+static void leave(callback_state *state) { state->inside--; }
+
+/* Releases each reported target (a user event). */
+static void CL_CALLBACK release_reported(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    callback_state *state = user_data;
+    (void)refcount;
+    int index = enter(state, object);
+    if (index >= 0) {
+        CHECK(strcmp(type_name, "cl_event") == 0);
+        CHECK_EQ_INT(clReleaseEvent((cl_event)object), CL_SUCCESS);
+        state->released[index] = 1;
+        CHECK(!ct_live(object, NULL));
+    }
+    leave(state);
+}
+
+/* On the newest target, releases the five oldest targets (not reported
+ * yet). */
+static void CL_CALLBACK release_older(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    callback_state *state = user_data;
+    (void)type_name;
+    (void)refcount;
+    int index = enter(state, object);
+    if (index == COUNT - 1) {
+        for (int i = 0; i < 5; i++) {
+            CHECK_EQ_INT(clReleaseMemObject((cl_mem)state->targets[i]), CL_SUCCESS);
+            state->released[i] = 1;
+        }
+    }
+    leave(state);
+}
+
+/* Retains each target and queries it through the driver. */
+static void CL_CALLBACK retain_reported(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    callback_state *state = user_data;
+    int index = enter(state, object);
+    if (index >= 0) {
+        CHECK_EQ_INT(clRetainMemObject((cl_mem)object), CL_SUCCESS);
+        cl_uint driver = 0;
+        CHECK_EQ_INT(clGetMemObjectInfo((cl_mem)object, CL_MEM_REFERENCE_COUNT, sizeof driver, &driver, NULL),
+                     CL_SUCCESS);
+        CHECK_EQ_INT(driver, refcount + 1);
+        CHECK(strcmp(type_name, "cl_mem") == 0);
+    }
+    leave(state);
+}
+
+/* Creates user events on the first three calls. */
+static void CL_CALLBACK create_objects(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    callback_state *state = user_data;
+    (void)type_name;
+    (void)refcount;
+    enter(state, object);
+    if (state->created_count < 3) {
+        cl_int err = CL_SUCCESS;
+        cl_event event = clCreateUserEvent(state->context, &err);
+        CHECK(event != NULL && err == CL_SUCCESS);
+        if (event) {
+            CT_EXPECT_LIVE(event, "cl_event", 1);
+            state->created[state->created_count++] = event;
+        }
+    }
+    leave(state);
+}
+
+/* Releases the kernel, the last holder of an app-released program that
+ * is older (not reported yet): the program must not be reported. */
+static void CL_CALLBACK release_last_holder(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    callback_state *state = user_data;
+    (void)refcount;
+    int index = enter(state, object);
+    if (index >= 0) {
+        CHECK(strcmp(type_name, "cl_kernel") == 0);
+        CHECK_EQ_INT(clReleaseKernel((cl_kernel)object), CL_SUCCESS);
+        state->released[index] = 1;
+        CHECK(!ct_live(state->program, NULL));
+    }
+    if (object == (void *)state->program)
+        state->program_seen++;
+    leave(state);
+}
+
+static void reset(callback_state *state, cl_context context)
+{
+    memset(state, 0, sizeof *state);
+    state->context = context;
+}
+
+int main(void)
+{
+    ct_env env;
+    ct_setup(&env);
+    ct_ext ext;
+    ct_need_ext(env.platform, &ext);
+    ext.track(env.platform);
+    cl_int err = CL_SUCCESS;
+    uint64_t live_at_start = ct_live_count();
+    callback_state state;
+
+    /* ---- the callback releases each reported event ---- */
+    reset(&state, env.context);
+    for (int i = 0; i < COUNT; i++) {
+        cl_event event = clCreateUserEvent(env.context, &err);
+        CT_NEED(event, err);
+        CT_OK(clSetUserEventStatus(event, CL_COMPLETE));
+        state.targets[i] = event;
+    }
+    size_t expected_calls = ct_registry_count(NULL);
+    ext.report(env.platform, release_reported, &state);
+    CHECK_EQ_INT(state.calls, expected_calls);
+    CHECK_EQ_INT(state.nested, 0);
+    CHECK_EQ_INT(state.dead_reported, 0);
+    for (int i = 0; i < COUNT; i++) {
+        CHECK_EQ_INT(state.seen[i], 1);
+        CHECK(state.released[i]);
+        CT_EXPECT_GONE(state.targets[i]);
+    }
+    CHECK_EQ_INT(ct_live_count(), live_at_start);
+
+    /* ---- the callback releases objects not reported yet ---- */
+    reset(&state, env.context);
+    for (int i = 0; i < COUNT; i++) {
+        cl_mem buffer = clCreateBuffer(env.context, CL_MEM_READ_WRITE, 32 + (size_t)i, NULL, &err);
+        CT_NEED(buffer, err);
+        state.targets[i] = buffer;
+    }
+    expected_calls = ct_registry_count(NULL) - 5;
+    ext.report(env.platform, release_older, &state);
+    CHECK_EQ_INT(state.calls, expected_calls);
+    CHECK_EQ_INT(state.nested, 0);
+    CHECK_EQ_INT(state.dead_reported, 0);
+    for (int i = 0; i < COUNT; i++) {
+        CHECK_EQ_INT(state.seen[i], i < 5 ? 0 : 1);
+        if (i < 5) {
+            CT_EXPECT_GONE(state.targets[i]);
+        } else {
+            CT_EXPECT_LIVE(state.targets[i], "cl_mem", 1);
+            CHECK_EQ_INT(clReleaseMemObject((cl_mem)state.targets[i]), CL_SUCCESS);
+        }
+    }
+    CHECK_EQ_INT(ct_live_count(), live_at_start);
+
+    /* ---- the callback retains and queries ---- */
+    reset(&state, env.context);
+    for (int i = 0; i < 3; i++) {
+        cl_mem buffer = clCreateBuffer(env.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+        CT_NEED(buffer, err);
+        state.targets[i] = buffer;
+    }
+    ext.report(env.platform, retain_reported, &state);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(state.seen[i], 1);
+        CT_EXPECT_LIVE(state.targets[i], "cl_mem", 2);
+        CHECK_EQ_INT(clReleaseMemObject((cl_mem)state.targets[i]), CL_SUCCESS);
+        CHECK_EQ_INT(clReleaseMemObject((cl_mem)state.targets[i]), CL_SUCCESS);
+        CT_EXPECT_GONE(state.targets[i]);
+    }
+
+    /* ---- the callback creates objects ---- */
+    reset(&state, env.context);
+    cl_mem anchor = clCreateBuffer(env.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CT_NEED(anchor, err);
+    expected_calls = ct_registry_count(NULL);
+    ext.report(env.platform, create_objects, &state);
+    CHECK_EQ_INT(state.created_count, 3);
+    CHECK_EQ_INT(state.nested, 0);
+    CHECK_EQ_INT(state.dead_reported, 0);
+    /* The report covers at least what was live when it started; objects
+     * created during it may or may not appear. */
+    CHECK(state.calls >= expected_calls);
+    CHECK(state.calls <= expected_calls + 3);
+    for (size_t i = 0; i < state.created_count; i++) {
+        CT_EXPECT_LIVE(state.created[i], "cl_event", 1);
+        CHECK_EQ_INT(clReleaseEvent(state.created[i]), CL_SUCCESS);
+    }
+    /* A second report sees nothing created (the callback stops at 3)... */
+    state.created_count = 3;
+    state.calls = 0;
+    ext.report(env.platform, create_objects, &state);
+    CHECK_EQ_INT(state.calls, expected_calls);
+    CHECK_EQ_INT(clReleaseMemObject(anchor), CL_SUCCESS);
+    CHECK_EQ_INT(ct_live_count(), live_at_start);
+
+    /* ---- the callback releases the last holder of an older object ---- */
+    reset(&state, env.context);
+    cl_program program = ct_build(&env, kernel_source);
+    cl_kernel kernel = clCreateKernel(program, "k", &err);
+    CT_NEED(kernel, err);
+    CT_OK(clReleaseProgram(program)); /* kept alive by the kernel */
+    CHECK(ct_live(program, NULL));
+    state.program = program;
+    state.targets[0] = kernel;
+    ext.report(env.platform, release_last_holder, &state);
+    CHECK_EQ_INT(state.seen[0], 1);
+    CHECK(state.released[0]);
+    CHECK_EQ_INT(state.program_seen, 0);
+    CHECK_EQ_INT(state.dead_reported, 0);
+    CT_EXPECT_GONE(kernel);
+    CT_EXPECT_GONE(program);
+    CHECK_EQ_INT(ct_live_count(), live_at_start);
+
+    /* ---- the Altera entry point with a releasing callback ---- */
+    reset(&state, env.context);
+    for (int i = 0; i < COUNT; i++) {
+        cl_event event = clCreateUserEvent(env.context, &err);
+        CT_NEED(event, err);
+        CT_OK(clSetUserEventStatus(event, CL_COMPLETE));
+        state.targets[i] = event;
+    }
+    ext.report_altera(env.platform, release_reported, &state);
+    for (int i = 0; i < COUNT; i++) {
+        CHECK_EQ_INT(state.seen[i], 1);
+        CT_EXPECT_GONE(state.targets[i]);
+    }
+    CHECK_EQ_INT(ct_live_count(), live_at_start);
+
+    ct_teardown(&env);
+    ct_check_model(0);
+    return check_summary("cl_report_callbacks");
+}

@@ -1,0 +1,476 @@
+/*
+ * Helpers shared by the OpenCL layer tests: the platform, device, context
+ * and queue; the extension functions; a Report collected into an array;
+ * registry look-ups; and running a child process with its output captured.
+ *
+ * Every test runs through the real ICD loader with
+ * OPENCL_LAYERS=<path of liblivetrack_cl.so> (set by CTest) on pocl.
+ */
+#ifndef LIVETRACK_TESTS_CL_TEST_UTIL_H
+#define LIVETRACK_TESTS_CL_TEST_UTIL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+/* The tests call deprecated entry points on purpose (clCreateImage2D,
+ * clCreateCommandQueue, clEnqueueMarker, clCreateSampler, ...). */
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_2_0_APIS
+
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <CL/cl_ext_live_object_tracking.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "livetrack/livetrack.h"
+#include "check.h"
+
+extern char **environ;
+
+/* Stop the test when an OpenCL call that must work fails: later checks
+ * would only repeat the failure. */
+#define CT_OK(call)                                                                                    \
+    do {                                                                                               \
+        cl_int ct_err_ = (call);                                                                       \
+        if (ct_err_ != CL_SUCCESS) {                                                                   \
+            fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #call, (int)ct_err_);        \
+            exit(2);                                                                                   \
+        }                                                                                              \
+    } while (0)
+
+/* Same for a creation call that reports through `err`. */
+#define CT_NEED(expr, err)                                                                             \
+    do {                                                                                               \
+        if (!(expr) || (err) != CL_SUCCESS) {                                                          \
+            fprintf(stderr, "%s:%d: %s failed: %d\n", __FILE__, __LINE__, #expr, (int)(err));          \
+            exit(2);                                                                                   \
+        }                                                                                              \
+    } while (0)
+
+/* ---- platform, device, context, queue ---------------------------------- */
+
+typedef struct ct_env {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+} ct_env;
+
+static inline void ct_get_platform(ct_env *env)
+{
+    memset(env, 0, sizeof *env);
+    cl_uint count = 0;
+    CT_OK(clGetPlatformIDs(1, &env->platform, &count));
+    CT_OK(clGetDeviceIDs(env->platform, CL_DEVICE_TYPE_ALL, 1, &env->device, NULL));
+}
+
+/* Platform, device, context and an in-order queue. */
+static inline void ct_setup(ct_env *env)
+{
+    cl_int err = CL_SUCCESS;
+    ct_get_platform(env);
+    env->context = clCreateContext(NULL, 1, &env->device, NULL, NULL, &err);
+    CT_NEED(env->context, err);
+    env->queue = clCreateCommandQueueWithProperties(env->context, env->device, NULL, &err);
+    CT_NEED(env->queue, err);
+}
+
+static inline void ct_teardown(ct_env *env)
+{
+    if (env->queue)
+        CT_OK(clReleaseCommandQueue(env->queue));
+    if (env->context)
+        CT_OK(clReleaseContext(env->context));
+    env->queue = NULL;
+    env->context = NULL;
+}
+
+/* Build `source` for the device; prints the build log on failure. */
+static inline cl_program ct_build(ct_env *env, const char *source)
+{
+    cl_int err = CL_SUCCESS;
+    cl_program program = clCreateProgramWithSource(env->context, 1, &source, NULL, &err);
+    CT_NEED(program, err);
+    err = clBuildProgram(program, 1, &env->device, "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(program, env->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
+        fprintf(stderr, "clBuildProgram failed: %d\n%s\n", (int)err, log);
+        exit(2);
+    }
+    return program;
+}
+
+/* Finish the queue and wait until pocl has dropped its own references on
+ * the finished commands (it does that asynchronously, shortly after
+ * clFinish returns): until then the driver's reference counts of the
+ * context, the queue and the commands' events still move. Waits for the
+ * context's and queue's counts to stay the same over 20 ms (at most 2 s). */
+static inline void ct_quiesce(const ct_env *env)
+{
+    CT_OK(clFinish(env->queue));
+    cl_uint last_context = 0, last_queue = 0;
+    int stable = 0;
+    for (int i = 0; i < 400 && stable < 4; i++) {
+        cl_uint context_refs = 0, queue_refs = 0;
+        clGetContextInfo(env->context, CL_CONTEXT_REFERENCE_COUNT, sizeof context_refs, &context_refs, NULL);
+        clGetCommandQueueInfo(env->queue, CL_QUEUE_REFERENCE_COUNT, sizeof queue_refs, &queue_refs, NULL);
+        stable = context_refs == last_context && queue_refs == last_queue ? stable + 1 : 0;
+        last_context = context_refs;
+        last_queue = queue_refs;
+        usleep(5000);
+    }
+}
+
+/* ---- the extension ----------------------------------------------------- */
+
+typedef struct ct_ext {
+    clTrackLiveObjectsIntelFPGA_fn track;
+    clReportLiveObjectsIntelFPGA_fn report;
+    clTrackLiveObjectsAltera_fn track_altera;
+    clReportLiveObjectsAltera_fn report_altera;
+} ct_ext;
+
+/* Fetch the four functions for `platform`. Returns 1 when all are there. */
+static inline int ct_get_ext(cl_platform_id platform, ct_ext *ext)
+{
+    ext->track = (clTrackLiveObjectsIntelFPGA_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clTrackLiveObjectsIntelFPGA");
+    ext->report = (clReportLiveObjectsIntelFPGA_fn)clGetExtensionFunctionAddressForPlatform(
+        platform, "clReportLiveObjectsIntelFPGA");
+    ext->track_altera =
+        (clTrackLiveObjectsAltera_fn)clGetExtensionFunctionAddressForPlatform(platform, "clTrackLiveObjectsAltera");
+    ext->report_altera =
+        (clReportLiveObjectsAltera_fn)clGetExtensionFunctionAddressForPlatform(platform, "clReportLiveObjectsAltera");
+    return ext->track && ext->report && ext->track_altera && ext->report_altera;
+}
+
+/* Fetch the extension or stop: nothing else can be tested without it. */
+static inline void ct_need_ext(cl_platform_id platform, ct_ext *ext)
+{
+    if (!ct_get_ext(platform, ext)) {
+        fprintf(stderr, "the live-object-tracking functions are missing: is OPENCL_LAYERS=%s the layer?\n",
+                getenv("OPENCL_LAYERS") ? getenv("OPENCL_LAYERS") : "(unset)");
+        exit(2);
+    }
+}
+
+/* ---- a Report, collected ----------------------------------------------- */
+
+typedef struct ct_entry {
+    void *handle;
+    char type_name[40];
+    cl_uint refcount;
+} ct_entry;
+
+typedef struct ct_report {
+    ct_entry *items;
+    size_t count, capacity;
+    int bad_type_name; /* a NULL type name was passed */
+} ct_report;
+
+static inline void ct_report_add(ct_report *report, void *handle, const char *type_name, cl_uint refcount)
+{
+    if (report->count == report->capacity) {
+        size_t capacity = report->capacity ? report->capacity * 2 : 64;
+        ct_entry *items = realloc(report->items, capacity * sizeof *items);
+        if (!items) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+        report->items = items;
+        report->capacity = capacity;
+    }
+    ct_entry *entry = &report->items[report->count++];
+    entry->handle = handle;
+    entry->refcount = refcount;
+    if (!type_name) {
+        report->bad_type_name = 1;
+        type_name = "(null)";
+    }
+    snprintf(entry->type_name, sizeof entry->type_name, "%s", type_name);
+}
+
+static inline void CL_CALLBACK ct_collect_fn(void *user_data, void *obj_ptr, const char *type_name, cl_uint refcount)
+{
+    ct_report_add((ct_report *)user_data, obj_ptr, type_name, refcount);
+}
+
+/* Run a Report (report_fn from ct_ext) and collect it, in call order. */
+static inline void ct_collect(clReportLiveObjectsIntelFPGA_fn report_fn, cl_platform_id platform, ct_report *out)
+{
+    out->count = 0;
+    out->bad_type_name = 0;
+    report_fn(platform, ct_collect_fn, out);
+}
+
+static inline void ct_report_free(ct_report *report)
+{
+    free(report->items);
+    memset(report, 0, sizeof *report);
+}
+
+/* Index of `handle` in the report, or -1. */
+static inline long ct_report_find(const ct_report *report, const void *handle)
+{
+    for (size_t i = 0; i < report->count; i++)
+        if (report->items[i].handle == handle)
+            return (long)i;
+    return -1;
+}
+
+/* How many entries of this type name. */
+static inline size_t ct_report_count_type(const ct_report *report, const char *type_name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < report->count; i++)
+        n += strcmp(report->items[i].type_name, type_name) == 0;
+    return n;
+}
+
+/* ---- the registry ------------------------------------------------------ */
+
+static inline uint64_t ct_key(const void *handle) { return (uint64_t)(uintptr_t)handle; }
+
+/* 1 when `handle` is live in the registry; fills *out when not NULL. */
+static inline int ct_live(const void *handle, livetrack_object *out)
+{
+    livetrack_object scratch;
+    return livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ct_key(handle), out ? out : &scratch) == LIVETRACK_OK;
+}
+
+static inline uint64_t ct_live_count(void)
+{
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    return stats.live_objects;
+}
+
+static inline uint64_t ct_created_count(void)
+{
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    return stats.created;
+}
+
+/* Live OpenCL objects of one type name (NULL: all). */
+static inline size_t ct_registry_count(const char *type_name)
+{
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_OPENCL, NULL);
+    size_t n = 0, count = livetrack_snapshot_count(snapshot);
+    for (size_t i = 0; i < count; i++) {
+        const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
+        if (!type_name || (object->type_name && strcmp(object->type_name, type_name) == 0))
+            n++;
+    }
+    livetrack_snapshot_free(snapshot);
+    return n;
+}
+
+/* The registry's model held: no handle the driver reused while the
+ * registry still thought it live (an object freed behind the API's back),
+ * tracking complete, and (when `misuse_expected` is 0) no misuse reported. */
+#define ct_check_model(misuse_expected)                                                   \
+    do {                                                                                 \
+        livetrack_stats model_stats_;                                                    \
+        livetrack_get_stats(&model_stats_);                                              \
+        CHECK_EQ_INT(model_stats_.replaced, 0);                                          \
+        CHECK_EQ_INT(model_stats_.incomplete, 0);                                        \
+        if (!(misuse_expected))                                                          \
+            CHECK_EQ_INT(model_stats_.misuse, 0);                                        \
+    } while (0)
+
+/* Check that `handle` is live with this type and these app references.
+ * Prints the caller's line on failure. */
+#define CT_EXPECT_LIVE(handle, type, refs_expected)                                                      \
+    do {                                                                                                 \
+        livetrack_object ct_obj_;                                                                        \
+        int ct_found_ = ct_live((handle), &ct_obj_);                                                     \
+        CHECK(ct_found_);                                                                                \
+        if (ct_found_) {                                                                                 \
+            CHECK(ct_obj_.type_name && strcmp(ct_obj_.type_name, (type)) == 0);                          \
+            if (!ct_obj_.type_name || strcmp(ct_obj_.type_name, (type)) != 0)                            \
+                fprintf(stderr, "  type is \"%s\", expected \"%s\"\n",                                  \
+                        ct_obj_.type_name ? ct_obj_.type_name : "(null)", (type));                       \
+            CHECK_EQ_INT(ct_obj_.refs, (refs_expected));                                                 \
+        }                                                                                                \
+    } while (0)
+
+#define CT_EXPECT_GONE(handle) CHECK(!ct_live((handle), NULL))
+
+/* ---- child processes --------------------------------------------------- */
+
+typedef struct ct_child {
+    char *out;  /* stdout, NUL-terminated */
+    size_t out_size;
+    char *err;  /* stderr, NUL-terminated */
+    size_t err_size;
+    int status; /* exit code, or 128 + signal */
+    pid_t pid;
+} ct_child;
+
+static inline void ct_child_free(ct_child *child)
+{
+    free(child->out);
+    free(child->err);
+    memset(child, 0, sizeof *child);
+}
+
+static inline void ct_append(char **text, size_t *size, const char *data, size_t length)
+{
+    char *grown = realloc(*text, *size + length + 1);
+    if (!grown) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    memcpy(grown + *size, data, length);
+    *size += length;
+    grown[*size] = '\0';
+    *text = grown;
+}
+
+/* Build an environment: `environ` with the names in `unset` removed and
+ * the "NAME=value" strings in `set` added (both NULL-terminated, may be
+ * NULL). The array and its strings point into environ/set: free only the
+ * array. */
+static inline char **ct_make_env(const char *const *set, const char *const *unset)
+{
+    size_t n = 0, extra = 0;
+    while (environ[n])
+        n++;
+    while (set && set[extra])
+        extra++;
+    char **env = calloc(n + extra + 1, sizeof *env);
+    if (!env)
+        exit(2);
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        int drop = 0;
+        const char *const *lists[2] = {set, unset};
+        for (int l = 0; l < 2 && !drop; l++) {
+            for (size_t j = 0; lists[l] && lists[l][j] && !drop; j++) {
+                const char *name = lists[l][j];
+                size_t length = strcspn(name, "=");
+                drop = strncmp(environ[i], name, length) == 0 && environ[i][length] == '=';
+            }
+        }
+        if (!drop)
+            env[used++] = environ[i];
+    }
+    for (size_t j = 0; j < extra; j++)
+        env[used++] = (char *)set[j];
+    env[used] = NULL;
+    return env;
+}
+
+/* Run argv[0] (a path) with its stdout and stderr captured. Returns 0 when
+ * it ran; child->status is its exit code. */
+static inline int ct_run(char *const argv[], const char *const *set, const char *const *unset, ct_child *child)
+{
+    memset(child, 0, sizeof *child);
+    int out_pipe[2], err_pipe[2];
+    if (pipe(out_pipe) || pipe(err_pipe)) {
+        perror("pipe");
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
+    posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[1]);
+    posix_spawn_file_actions_addclose(&actions, err_pipe[1]);
+    char **env = ct_make_env(set, unset);
+    fflush(stdout);
+    fflush(stderr);
+    int rc = posix_spawn(&child->pid, argv[0], &actions, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&actions);
+    free(env);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    if (rc != 0) {
+        fprintf(stderr, "posix_spawn %s: %s\n", argv[0], strerror(rc));
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        return -1;
+    }
+    struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    int open_count = 2;
+    while (open_count > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char buffer[4096];
+            ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
+            if (got > 0) {
+                if (i == 0)
+                    ct_append(&child->out, &child->out_size, buffer, (size_t)got);
+                else
+                    ct_append(&child->err, &child->err_size, buffer, (size_t)got);
+            } else if (got == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_count--;
+            }
+        }
+    }
+    if (!child->out)
+        ct_append(&child->out, &child->out_size, "", 0);
+    if (!child->err)
+        ct_append(&child->err, &child->err_size, "", 0);
+    int status = 0;
+    while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    child->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return 0;
+}
+
+/* Print a child's output indented, for failure diagnostics. */
+static inline void ct_child_dump(const char *what, const ct_child *child)
+{
+    fprintf(stderr, "---- %s: exit %d, stdout:\n%s---- stderr:\n%s---- end\n", what, child->status, child->out,
+            child->err);
+}
+
+/* Number of lines of `text` that start with `prefix`. */
+static inline size_t ct_count_lines_with_prefix(const char *text, const char *prefix)
+{
+    size_t n = 0, length = strlen(prefix);
+    for (const char *line = text; line && *line;) {
+        if (strncmp(line, prefix, length) == 0)
+            n++;
+        const char *end = strchr(line, '\n');
+        line = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+/* The path of this executable (for re-running itself as a child). */
+static inline const char *ct_self_path(void)
+{
+    static char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0)
+        return NULL;
+    path[length] = '\0';
+    return path;
+}
+
+#endif
