@@ -347,18 +347,25 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     return LIVETRACK_OK;
 }
 
+/* The live node of the expected type, or NULL with *status saying why.
+ * Caller holds the shard lock. */
+static lt_node *find_typed(lt_shard *shard, uint64_t hash, unsigned domain, livetrack_type type, uint64_t handle,
+                           livetrack_status *status)
+{
+    lt_node *node = find_live(shard, hash, domain, handle);
+    *status = !node ? LIVETRACK_UNKNOWN
+                    : (type != LIVETRACK_ANY_TYPE && node->type != type) ? LIVETRACK_WRONG_TYPE : LIVETRACK_OK;
+    return *status == LIVETRACK_OK ? node : NULL;
+}
+
 livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
-    livetrack_status status = LIVETRACK_OK;
+    livetrack_status status;
     lt_spin_lock(&shard->lock);
-    lt_node *node = find_live(shard, hash, domain, handle);
-    if (!node) {
-        status = LIVETRACK_UNKNOWN;
-    } else if (type != LIVETRACK_ANY_TYPE && node->type != type) {
-        status = LIVETRACK_WRONG_TYPE;
-    } else {
+    lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
+    if (node) {
         uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
         while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + LT_REF_ONE,
                                                                 memory_order_acq_rel, memory_order_relaxed))
@@ -376,16 +383,12 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     lt_node *dead_parents[2] = {NULL, NULL};
-    livetrack_status status = LIVETRACK_OK;
+    livetrack_status status;
     uint32_t left = 0;
 
     lt_spin_lock(&shard->lock);
-    lt_node *node = find_live(shard, hash, domain, handle);
-    if (!node) {
-        status = LIVETRACK_UNKNOWN;
-    } else if (type != LIVETRACK_ANY_TYPE && node->type != type) {
-        status = LIVETRACK_WRONG_TYPE;
-    } else {
+    lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
+    if (node) {
         /* refs change only under this lock, so the value read here stays
          * exact; holders may move concurrently and are never touched. */
         uint32_t refs = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire));

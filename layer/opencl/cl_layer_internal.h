@@ -95,6 +95,9 @@ void ltcl_install_object_wrappers(struct _cl_icd_dispatch *table);
 void ltcl_install_enqueue_wrappers(struct _cl_icd_dispatch *table);
 void ltcl_install_extension_wrappers(struct _cl_icd_dispatch *table);
 
+/* Answer a query with `value` the way clGet*Info does (extension.c). */
+cl_int ltcl_answer(const void *value, size_t size, size_t value_size, void *out, size_t *size_ret);
+
 /* Extension support (extension.c). */
 void *ltcl_extension_function(cl_platform_id platform, const char *name, void *driver_function);
 

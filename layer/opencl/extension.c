@@ -135,8 +135,7 @@ static const char *const our_extensions[] = {CL_ALTERA_LIVE_OBJECT_TRACKING_EXTE
                                              CL_INTELFPGA_LIVE_OBJECT_TRACKING_EXTENSION_NAME};
 #define OUR_EXTENSION_COUNT (sizeof our_extensions / sizeof our_extensions[0])
 
-/* Answer a query with `value` the way clGet*Info does. */
-static cl_int answer(const void *value, size_t size, size_t value_size, void *out, size_t *size_ret)
+cl_int ltcl_answer(const void *value, size_t size, size_t value_size, void *out, size_t *size_ret)
 {
     if (out) {
         if (value_size < size)
@@ -169,7 +168,7 @@ static cl_int extension_string(cl_platform_id platform, size_t value_size, void 
             strcpy(text + length, our_extensions[i]);
             length += strlen(our_extensions[i]);
         }
-        result = answer(text, length + 1, value_size, out, size_ret);
+        result = ltcl_answer(text, length + 1, value_size, out, size_ret);
     }
     free(text);
     return result;
@@ -192,7 +191,7 @@ static cl_int extension_versions(cl_platform_id platform, size_t value_size, voi
             ours[i].version = CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION;
             strncpy(ours[i].name, our_extensions[i], CL_NAME_VERSION_MAX_NAME_SIZE - 1);
         }
-        result = answer(list, total, value_size, out, size_ret);
+        result = ltcl_answer(list, total, value_size, out, size_ret);
     }
     free(list);
     return result;

@@ -33,14 +33,7 @@ clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_va
     default:
         return CL_INVALID_VALUE;
     }
-    if (param_value) {
-        if (param_value_size < size)
-            return CL_INVALID_VALUE;
-        memcpy(param_value, value, size);
-    }
-    if (param_value_size_ret)
-        *param_value_size_ret = size;
-    return CL_SUCCESS;
+    return ltcl_answer(value, size, param_value_size, param_value, param_value_size_ret);
 }
 
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
