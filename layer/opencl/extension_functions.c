@@ -27,7 +27,8 @@ typedef enum ext_id {
     X(clHostMemAllocINTEL) X(clDeviceMemAllocINTEL) X(clSharedMemAllocINTEL) X(clMemFreeINTEL)               \
     X(clMemBlockingFreeINTEL) X(clEnqueueMemFillINTEL) X(clEnqueueMemcpyINTEL) X(clEnqueueMemAdviseINTEL)    \
     X(clEnqueueMigrateMemINTEL) X(clEnqueueMemsetINTEL) X(clCreateCommandQueueWithPropertiesKHR)             \
-    X(clCreateProgramWithILKHR)
+    X(clCreateProgramWithILKHR) X(clCreateFromVA_APIMediaSurfaceINTEL)                                       \
+    X(clEnqueueAcquireVA_APIMediaSurfacesINTEL) X(clEnqueueReleaseVA_APIMediaSurfacesINTEL)
     WRAPPED_EXTENSIONS(EXT_ID)
 #undef EXT_ID
     EXT_COUNT
@@ -247,6 +248,44 @@ static cl_program CL_API_CALL clCreateProgramWithILKHR_wrap(cl_context context, 
     return program;
 }
 
+/* ---- cl_intel_va_api_media_sharing -------------------------------------
+ * Its header needs libva's; the surface is only passed through, so a
+ * pointer type of our own stands in for VASurfaceID *. */
+
+typedef cl_mem(CL_API_CALL *clCreateFromVA_APIMediaSurfaceINTEL_fn)(cl_context context, cl_mem_flags flags,
+                                                                    void *surface, cl_uint plane,
+                                                                    cl_int *errcode_ret);
+typedef cl_int(CL_API_CALL *va_surfaces_enqueue_fn)(cl_command_queue queue, cl_uint num_objects,
+                                                    const cl_mem *objects, cl_uint num_events,
+                                                    const cl_event *wait_list, cl_event *event);
+typedef va_surfaces_enqueue_fn clEnqueueAcquireVA_APIMediaSurfacesINTEL_fn;
+typedef va_surfaces_enqueue_fn clEnqueueReleaseVA_APIMediaSurfacesINTEL_fn;
+
+static cl_mem CL_API_CALL clCreateFromVA_APIMediaSurfaceINTEL_wrap(cl_context context, cl_mem_flags flags,
+                                                                  void *surface, cl_uint plane, cl_int *errcode_ret)
+{
+    ERROR_SLOT(errcode_ret);
+    cl_mem memory = DRIVER(clCreateFromVA_APIMediaSurfaceINTEL, context)(context, flags, surface, plane, error_slot_);
+    if (SUCCEEDED(memory)) {
+        size_t bytes = 0;
+        if (ltcl_next->clGetMemObjectInfo(memory, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
+            bytes = 0;
+        ltcl_created(LTCL_MEM, memory, bytes, context, NULL, 0, NULL);
+    }
+    return memory;
+}
+
+#define VA_SURFACES_ENQUEUE(name)                                                                                   \
+    static cl_int CL_API_CALL name##_wrap(cl_command_queue queue, cl_uint num_objects, const cl_mem *objects,       \
+                                          cl_uint num_events, const cl_event *wait_list, cl_event *event)           \
+    {                                                                                                               \
+        cl_int result = DRIVER(name, queue)(queue, num_objects, objects, num_events, wait_list, event);             \
+        ltcl_event_from_queue(result, event, queue);                                                                \
+        return result;                                                                                              \
+    }
+VA_SURFACES_ENQUEUE(clEnqueueAcquireVA_APIMediaSurfacesINTEL)
+VA_SURFACES_ENQUEUE(clEnqueueReleaseVA_APIMediaSurfacesINTEL)
+
 /* ---- lookup ----------------------------------------------------------------- */
 
 typedef struct ext_entry {
@@ -268,6 +307,7 @@ static const char *const harmless[] = {
     "clCommandCopyImageToBufferKHR", "clCommandFillBufferKHR", "clCommandFillImageKHR", "clCommandNDRangeKernelKHR",
     "clCommandSVMMemcpyKHR", "clCommandSVMMemFillKHR", "clGetMutableCommandInfoKHR", "clUpdateMutableCommandsKHR",
     "clGetSemaphoreInfoKHR", "clGetSemaphoreHandleForTypeKHR", "clGetMemAllocInfoINTEL",
+    "clGetDeviceIDsFromVA_APIMediaAdapterINTEL",
     "clSetKernelArgMemPointerINTEL", "clIcdGetPlatformIDsKHR", "clGetKernelSubGroupInfoKHR",
     "clGetKernelSuggestedLocalWorkSizeKHR", "clTerminateContextKHR", "clGetGLContextInfoKHR",
     "clSetContentSizeBufferPoCL", "clGetDeviceImageInfoQCOM", "clGetKernelSubGroupInfo",
