@@ -52,6 +52,15 @@ cl_int ltcl_invalid_code(ltcl_type type);
 void ltcl_created(ltcl_type type, const void *handle, uint64_t bytes, const void *parent, const void *second_parent,
                   unsigned flags, const void *platform);
 
+/* Creators call the driver with an error slot of their own when the
+ * program passed errcode_ret = NULL, so the result is always known. */
+#define ERROR_SLOT(user) cl_int local_error_ = CL_SUCCESS, *error_slot_ = (user) ? (user) : &local_error_
+#define SUCCEEDED(object) ((object) && *error_slot_ == CL_SUCCESS)
+
+/* Record a memory object whose size only the driver knows (images,
+ * interop objects); `source` is the buffer it was made from, if any. */
+void ltcl_record_sized_mem(cl_mem memory, cl_context context, const void *source);
+
 /* Record the event an enqueue returned, attached to the queue's context. */
 static inline void ltcl_event_from_queue(cl_int result, const cl_event *event, cl_command_queue queue)
 {
@@ -73,6 +82,30 @@ ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, 
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused);
 /* Undo a registry update when the driver rejected a call we allowed. */
 void ltcl_undo_release(ltcl_type type, const void *handle);
+
+/* A retain or release wrapper: checked against the registry before the
+ * driver, undone when the driver refuses. `untracked(object)` names handles
+ * passed straight through; `driver` is an expression giving the function. */
+#define LTCL_REFCOUNT_WRAPPER(wrapper, call_name, cl_type, type_id, releases, untracked, driver)           \
+    static cl_int CL_API_CALL wrapper(cl_type object)                                                      \
+    {                                                                                                      \
+        cl_int refused;                                                                                    \
+        if (untracked(object))                                                                             \
+            return (driver)(object);                                                                       \
+        ltcl_verdict verdict = (releases) ? ltcl_release(call_name, type_id, object, &refused)              \
+                                          : ltcl_retain(call_name, type_id, object, &refused);             \
+        if (verdict == LTCL_REFUSED)                                                                       \
+            return refused;                                                                                \
+        cl_int result = (driver)(object);                                                                  \
+        if (result != CL_SUCCESS && verdict == LTCL_COUNTED) {                                             \
+            if (releases)                                                                                  \
+                ltcl_undo_release(type_id, object);                                                        \
+            else                                                                                           \
+                livetrack_release(LIVETRACK_DOMAIN_OPENCL, type_id, ltcl_key(object), NULL);               \
+        }                                                                                                  \
+        return result;                                                                                     \
+    }
+#define LTCL_ALWAYS_TRACKED(object) 0
 
 /* Root devices (not tracked, but known, so retain/release on them is not
  * taken for misuse). */

@@ -75,8 +75,6 @@ static void *driver_for(ext_id id, const void *object)
 }
 
 #define DRIVER(name, object) ((name##_fn)driver_for(EXT_##name, (object)))
-#define ERROR_SLOT(user) cl_int local_error_ = CL_SUCCESS, *error_slot_ = (user) ? (user) : &local_error_
-#define SUCCEEDED(object) ((object) && *error_slot_ == CL_SUCCESS)
 
 /* ---- cl_khr_command_buffer ---------------------------------------------- */
 
@@ -95,23 +93,8 @@ static cl_command_buffer_khr CL_API_CALL clCreateCommandBufferKHR_wrap(cl_uint n
 }
 
 /* Retain/release of extension objects: same checks as the core types. */
-#define EXT_REFCOUNT(name, cl_type, ltcl_type_id, is_release)                                     \
-    static cl_int CL_API_CALL name##_wrap(cl_type object)                                         \
-    {                                                                                             \
-        cl_int refused;                                                                           \
-        ltcl_verdict verdict = is_release ? ltcl_release(#name, ltcl_type_id, object, &refused)   \
-                                          : ltcl_retain(#name, ltcl_type_id, object, &refused);   \
-        if (verdict == LTCL_REFUSED)                                                              \
-            return refused;                                                                       \
-        cl_int result = DRIVER(name, object)(object);                                             \
-        if (result != CL_SUCCESS && verdict == LTCL_COUNTED) {                                    \
-            if (is_release)                                                                       \
-                ltcl_undo_release(ltcl_type_id, object);                                          \
-            else                                                                                  \
-                livetrack_release(LIVETRACK_DOMAIN_OPENCL, ltcl_type_id, ltcl_key(object), NULL); \
-        }                                                                                         \
-        return result;                                                                            \
-    }
+#define EXT_REFCOUNT(name, cl_type, type_id, releases) \
+    LTCL_REFCOUNT_WRAPPER(name##_wrap, #name, cl_type, type_id, releases, LTCL_ALWAYS_TRACKED, DRIVER(name, object))
 
 EXT_REFCOUNT(clRetainCommandBufferKHR, cl_command_buffer_khr, LTCL_COMMAND_BUFFER, 0)
 EXT_REFCOUNT(clReleaseCommandBufferKHR, cl_command_buffer_khr, LTCL_COMMAND_BUFFER, 1)
@@ -266,12 +249,8 @@ static cl_mem CL_API_CALL clCreateFromVA_APIMediaSurfaceINTEL_wrap(cl_context co
 {
     ERROR_SLOT(errcode_ret);
     cl_mem memory = DRIVER(clCreateFromVA_APIMediaSurfaceINTEL, context)(context, flags, surface, plane, error_slot_);
-    if (SUCCEEDED(memory)) {
-        size_t bytes = 0;
-        if (ltcl_next->clGetMemObjectInfo(memory, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
-            bytes = 0;
-        ltcl_created(LTCL_MEM, memory, bytes, context, NULL, 0, NULL);
-    }
+    if (SUCCEEDED(memory))
+        ltcl_record_sized_mem(memory, context, NULL);
     return memory;
 }
 

@@ -127,10 +127,10 @@ static void *CL_API_CALL clEnqueueMapBuffer_wrap(cl_command_queue queue, cl_mem 
                                                 cl_map_flags flags, size_t offset, size_t size, WAIT_PARAMS,
                                                 cl_int *errcode_ret)
 {
-    cl_int local = CL_SUCCESS, *slot = errcode_ret ? errcode_ret : &local;
-    void *mapped =
-        ltcl_next->clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size, num_events, wait_list, event, slot);
-    ltcl_event_from_queue(*slot, event, queue);
+    ERROR_SLOT(errcode_ret);
+    void *mapped = ltcl_next->clEnqueueMapBuffer(queue, buffer, blocking, flags, offset, size, num_events, wait_list,
+                                                 event, error_slot_);
+    ltcl_event_from_queue(*error_slot_, event, queue);
     return mapped;
 }
 
@@ -139,10 +139,10 @@ static void *CL_API_CALL clEnqueueMapImage_wrap(cl_command_queue queue, cl_mem i
                                                size_t *row_pitch, size_t *slice_pitch, WAIT_PARAMS,
                                                cl_int *errcode_ret)
 {
-    cl_int local = CL_SUCCESS, *slot = errcode_ret ? errcode_ret : &local;
+    ERROR_SLOT(errcode_ret);
     void *mapped = ltcl_next->clEnqueueMapImage(queue, image, blocking, flags, origin, region, row_pitch, slice_pitch,
-                                                num_events, wait_list, event, slot);
-    ltcl_event_from_queue(*slot, event, queue);
+                                                num_events, wait_list, event, error_slot_);
+    ltcl_event_from_queue(*error_slot_, event, queue);
     return mapped;
 }
 

@@ -13,52 +13,21 @@
 
 #include "cl_layer_internal.h"
 
-/* The program's error slot, or ours. */
-#define ERROR_SLOT(user) cl_int local_error_ = CL_SUCCESS, *error_slot_ = (user) ? (user) : &local_error_
-#define SUCCEEDED(object) ((object) && *error_slot_ == CL_SUCCESS)
-
 /* ---- retain / release pairs ------------------------------------------ */
 
-/* `untracked(object)` names handles passed straight to the driver: the API
- * accepts root devices and ignores retain/release on them, so only
+/* The API accepts root devices and ignores retain/release on them, so only
  * sub-devices are counted. */
-#define REFCOUNT_PAIR(retain_fn, release_fn, cl_type, ltcl_type_id, untracked)                    \
-    static cl_int CL_API_CALL retain_fn##_wrap(cl_type object)                                    \
-    {                                                                                             \
-        cl_int refused;                                                                           \
-        if (untracked(object))                                                                    \
-            return ltcl_next->retain_fn(object);                                                  \
-        ltcl_verdict verdict = ltcl_retain(#retain_fn, ltcl_type_id, object, &refused);           \
-        if (verdict == LTCL_REFUSED)                                                              \
-            return refused;                                                                       \
-        cl_int result = ltcl_next->retain_fn(object);                                             \
-        if (result != CL_SUCCESS && verdict == LTCL_COUNTED)                                      \
-            livetrack_release(LIVETRACK_DOMAIN_OPENCL, ltcl_type_id, ltcl_key(object), NULL);     \
-        return result;                                                                            \
-    }                                                                                             \
-    static cl_int CL_API_CALL release_fn##_wrap(cl_type object)                                   \
-    {                                                                                             \
-        cl_int refused;                                                                           \
-        if (untracked(object))                                                                    \
-            return ltcl_next->release_fn(object);                                                 \
-        ltcl_verdict verdict = ltcl_release(#release_fn, ltcl_type_id, object, &refused);         \
-        if (verdict == LTCL_REFUSED)                                                              \
-            return refused;                                                                       \
-        cl_int result = ltcl_next->release_fn(object);                                            \
-        if (result != CL_SUCCESS && verdict == LTCL_COUNTED)                                      \
-            ltcl_undo_release(ltcl_type_id, object);                                              \
-        return result;                                                                            \
-    }
+#define REFCOUNT_PAIR(retain_fn, release_fn, cl_type, type_id, untracked)                                     \
+    LTCL_REFCOUNT_WRAPPER(retain_fn##_wrap, #retain_fn, cl_type, type_id, 0, untracked, ltcl_next->retain_fn)   \
+    LTCL_REFCOUNT_WRAPPER(release_fn##_wrap, #release_fn, cl_type, type_id, 1, untracked, ltcl_next->release_fn)
 
-#define ALWAYS_TRACKED(object) 0
-
-REFCOUNT_PAIR(clRetainContext, clReleaseContext, cl_context, LTCL_CONTEXT, ALWAYS_TRACKED)
-REFCOUNT_PAIR(clRetainCommandQueue, clReleaseCommandQueue, cl_command_queue, LTCL_QUEUE, ALWAYS_TRACKED)
-REFCOUNT_PAIR(clRetainMemObject, clReleaseMemObject, cl_mem, LTCL_MEM, ALWAYS_TRACKED)
-REFCOUNT_PAIR(clRetainSampler, clReleaseSampler, cl_sampler, LTCL_SAMPLER, ALWAYS_TRACKED)
-REFCOUNT_PAIR(clRetainProgram, clReleaseProgram, cl_program, LTCL_PROGRAM, ALWAYS_TRACKED)
-REFCOUNT_PAIR(clRetainKernel, clReleaseKernel, cl_kernel, LTCL_KERNEL, ALWAYS_TRACKED)
-REFCOUNT_PAIR(clRetainEvent, clReleaseEvent, cl_event, LTCL_EVENT, ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainContext, clReleaseContext, cl_context, LTCL_CONTEXT, LTCL_ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainCommandQueue, clReleaseCommandQueue, cl_command_queue, LTCL_QUEUE, LTCL_ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainMemObject, clReleaseMemObject, cl_mem, LTCL_MEM, LTCL_ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainSampler, clReleaseSampler, cl_sampler, LTCL_SAMPLER, LTCL_ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainProgram, clReleaseProgram, cl_program, LTCL_PROGRAM, LTCL_ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainKernel, clReleaseKernel, cl_kernel, LTCL_KERNEL, LTCL_ALWAYS_TRACKED)
+REFCOUNT_PAIR(clRetainEvent, clReleaseEvent, cl_event, LTCL_EVENT, LTCL_ALWAYS_TRACKED)
 REFCOUNT_PAIR(clRetainDevice, clReleaseDevice, cl_device_id, LTCL_DEVICE, ltcl_is_root_device)
 REFCOUNT_PAIR(clRetainDeviceEXT, clReleaseDeviceEXT, cl_device_id, LTCL_DEVICE, ltcl_is_root_device)
 
@@ -189,8 +158,7 @@ static cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties_wrap(cl_c
 
 /* ---- memory objects ----------------------------------------------------- */
 
-/* Images and interop objects: their size comes from the driver. */
-static void record_sized_by_driver(cl_mem memory, cl_context context, const void *source)
+void ltcl_record_sized_mem(cl_mem memory, cl_context context, const void *source)
 {
     size_t bytes = 0;
     if (ltcl_next->clGetMemObjectInfo(memory, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != CL_SUCCESS)
@@ -238,7 +206,7 @@ static cl_mem CL_API_CALL clCreateImage_wrap(cl_context context, cl_mem_flags fl
     ERROR_SLOT(errcode_ret);
     cl_mem image = ltcl_next->clCreateImage(context, flags, format, desc, host_ptr, error_slot_);
     if (SUCCEEDED(image))
-        record_sized_by_driver(image, context, desc ? desc->mem_object : NULL);
+        ltcl_record_sized_mem(image, context, desc ? desc->mem_object : NULL);
     return image;
 }
 
@@ -251,7 +219,7 @@ static cl_mem CL_API_CALL clCreateImageWithProperties_wrap(cl_context context, c
     cl_mem image =
         ltcl_next->clCreateImageWithProperties(context, properties, flags, format, desc, host_ptr, error_slot_);
     if (SUCCEEDED(image))
-        record_sized_by_driver(image, context, desc ? desc->mem_object : NULL);
+        ltcl_record_sized_mem(image, context, desc ? desc->mem_object : NULL);
     return image;
 }
 
@@ -262,7 +230,7 @@ static cl_mem CL_API_CALL clCreateImage2D_wrap(cl_context context, cl_mem_flags 
     ERROR_SLOT(errcode_ret);
     cl_mem image = ltcl_next->clCreateImage2D(context, flags, format, width, height, row_pitch, host_ptr, error_slot_);
     if (SUCCEEDED(image))
-        record_sized_by_driver(image, context, NULL);
+        ltcl_record_sized_mem(image, context, NULL);
     return image;
 }
 
@@ -274,7 +242,7 @@ static cl_mem CL_API_CALL clCreateImage3D_wrap(cl_context context, cl_mem_flags 
     cl_mem image = ltcl_next->clCreateImage3D(context, flags, format, width, height, depth, row_pitch, slice_pitch,
                                               host_ptr, error_slot_);
     if (SUCCEEDED(image))
-        record_sized_by_driver(image, context, NULL);
+        ltcl_record_sized_mem(image, context, NULL);
     return image;
 }
 
@@ -296,7 +264,7 @@ static cl_mem CL_API_CALL clCreatePipe_wrap(cl_context context, cl_mem_flags fla
         ERROR_SLOT(errcode_ret);                                             \
         cl_mem memory = ltcl_next->name args;                                \
         if (SUCCEEDED(memory))                                               \
-            record_sized_by_driver(memory, context, NULL);                   \
+            ltcl_record_sized_mem(memory, context, NULL);                   \
         return memory;                                                       \
     }
 
