@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "registry_internal.h"
 
 #define EXAMPLE_HOLDERS 3
 
@@ -31,11 +32,7 @@ typedef struct handle_index {
     size_t *slots; /* index + 1, 0 = empty */
 } handle_index;
 
-static size_t slot_of(uint64_t domain, uint64_t handle, size_t mask)
-{
-    uint64_t x = (handle ^ (domain << 59)) * 0x9e3779b97f4a7c15ull;
-    return (size_t)(x >> 20) & mask;
-}
+static size_t slot_of(unsigned domain, uint64_t handle, size_t mask) { return (size_t)lt_hash(domain, handle) & mask; }
 
 static int index_build(handle_index *index, const livetrack_snapshot *snapshot)
 {

@@ -463,32 +463,26 @@ livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, live
     return LIVETRACK_OK;
 }
 
-int livetrack_still_live(const livetrack_object *object)
+/* Whether `object` (that very incarnation) is live; runs fn, if any,
+ * before the shard lock is dropped. */
+static int check_live(const livetrack_object *object, void (*fn)(void *context), void *context)
 {
-    if (!object)
-        return 0;
     uint64_t hash = lt_hash(object->domain, object->handle);
     lt_shard *shard = lt_shard_of(hash);
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, object->domain, object->handle);
     int live = node && node->seq == object->seq;
+    if (live && fn)
+        fn(context);
     lt_spin_unlock(&shard->lock);
     return live;
 }
 
+int livetrack_still_live(const livetrack_object *object) { return object ? check_live(object, NULL, NULL) : 0; }
+
 int livetrack_while_live(const livetrack_object *object, void (*fn)(void *context), void *context)
 {
-    if (!object || !fn)
-        return 0;
-    uint64_t hash = lt_hash(object->domain, object->handle);
-    lt_shard *shard = lt_shard_of(hash);
-    lt_spin_lock(&shard->lock);
-    lt_node *node = find_live(shard, hash, object->domain, object->handle);
-    int live = node && node->seq == object->seq;
-    if (live)
-        fn(context);
-    lt_spin_unlock(&shard->lock);
-    return live;
+    return object && fn ? check_live(object, fn, context) : 0;
 }
 
 void livetrack_get_stats(livetrack_stats *out)
