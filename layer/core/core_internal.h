@@ -42,8 +42,6 @@ typedef struct lt_settings {
 } lt_settings;
 
 const lt_settings *lt_get_settings(void);
-/* Re-read the environment (tests). */
-void lt_reload_settings(void);
 
 /* Expand %p in a path to the pid. Returns 0 when it does not fit. */
 int lt_expand_path(const char *pattern, char *out, size_t out_size);

@@ -115,12 +115,6 @@ const lt_settings *lt_get_settings(void)
     return &current;
 }
 
-void lt_reload_settings(void)
-{
-    pthread_once(&loaded, load);
-    load();
-}
-
 int livetrack_transparent(void) { return lt_get_settings()->transparent; }
 
 int lt_expand_path(const char *pattern, char *out, size_t out_size)

@@ -132,6 +132,8 @@ void ltcl_install_extension_wrappers(struct _cl_icd_dispatch *table);
 cl_int ltcl_answer(const void *value, size_t size, size_t value_size, void *out, size_t *size_ret);
 
 /* Extension support (extension.c). */
+/* Our own Track/Report functions for their four names, else NULL. */
+void *ltcl_live_tracking_function(const char *name);
 void *ltcl_extension_function(cl_platform_id platform, const char *name, void *driver_function);
 
 #endif

@@ -14,8 +14,6 @@
 
 #include "cl_layer_internal.h"
 
-void *ltcl_live_tracking_function(const char *name);
-
 #define MAX_ICDS 8
 
 typedef enum ext_id {
