@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define LIVETRACK_VERSION_MAJOR 0
-#define LIVETRACK_VERSION_MINOR 1
+#define LIVETRACK_VERSION_MINOR 2
 #define LIVETRACK_VERSION_PATCH 0
 
 /* The API an object belongs to. Handles are keyed by (domain, handle). */
@@ -89,27 +89,67 @@ typedef struct livetrack_new_object {
     uint64_t parent;        /* first parent (kept alive by this object), 0: none */
     uint64_t second_parent; /* e.g. the buffer a sub-buffer or image comes from */
     unsigned flags;         /* LIVETRACK_PARENT_* */
+    const char *call;       /* the API call that made it ("clCreateBuffer"),
+                               shown in the timeline; NULL: not named */
 } livetrack_new_object;
 
-/* Record a newly created object with refs = 1. Parents that are not live
- * are ignored. A live object with the same handle is taken to be stale
- * (the driver reused the address) and replaced. */
+/* Record a newly created object with refs = 1 and capture its creation
+ * call site (see "Call sites" below). Parents that are not live are
+ * ignored. A live object with the same handle is taken to be stale (the
+ * driver reused the address) and replaced.
+ *
+ * In the calls below `call` names the API function being tracked
+ * ("clRetainEvent"); it is shown in the timeline and diagnostics and may
+ * be NULL. */
 LIVETRACK_API livetrack_status livetrack_create(const livetrack_new_object *object);
 
 /* +1 reference. `type` is the expected type or LIVETRACK_ANY_TYPE.
  * Retaining an object kept alive only by children is allowed (the
  * application may obtain it again, e.g. CL_KERNEL_PROGRAM). */
-LIVETRACK_API livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle);
+LIVETRACK_API livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle,
+                                                const char *call);
 
 /* -1 reference. `refs_left` (may be NULL) receives the references the
  * application still holds. Refused with LIVETRACK_NOT_OWNED when the
  * application holds none. */
 LIVETRACK_API livetrack_status livetrack_release(livetrack_domain domain, livetrack_type type, uint64_t handle,
-                                                 uint32_t *refs_left);
+                                                 uint32_t *refs_left, const char *call);
 
 /* Drop every reference the application holds (free/destroy of objects
  * that are not reference counted). */
-LIVETRACK_API livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle);
+LIVETRACK_API livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle,
+                                                 const char *call);
+
+/* ---- call sites ----------------------------------------------------------
+ * Each create captures the native stack (LIVETRACK_STACK_DEPTH frames,
+ * default 16, 0: off) and interns it: identical stacks share one id, so
+ * memory grows with unique stacks, not with events. Frames inside
+ * livetrack, the API loaders and the drivers are dropped when a stack is
+ * read, so frame 0 is the application's call. Symbols are looked up only
+ * when asked for, each address once. */
+typedef uint32_t livetrack_stack_id; /* 0: no stack */
+
+typedef struct livetrack_frame {
+    uintptr_t address;       /* return address as captured */
+    const char *function;    /* NULL when unknown */
+    const char *file;        /* source file, NULL without debug info */
+    unsigned line;           /* 0 when unknown */
+    unsigned column;
+    const char *module;      /* path of the executable or shared object */
+    uintptr_t module_offset; /* address - module load base */
+    int inlined;             /* 1: inlined into the frame that follows */
+} livetrack_frame;
+
+/* The calling thread's stack, interned; 0 when capture is off. */
+LIVETRACK_API livetrack_stack_id livetrack_capture_stack(void);
+/* The application's return addresses of a stack, innermost first. */
+LIVETRACK_API size_t livetrack_stack_addresses(livetrack_stack_id stack, uintptr_t *out, size_t max);
+/* The same frames symbolized, inlined calls expanded (so there may be
+ * more frames than addresses). Strings stay valid until exit. */
+LIVETRACK_API size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out, size_t max);
+/* Frames inside the module (shared object) that contains `address` are
+ * not the application's: front ends name their loader and driver here. */
+LIVETRACK_API void livetrack_add_internal_module(const void *address);
 
 /* Everything known about one live object. */
 typedef struct livetrack_object {
@@ -125,6 +165,7 @@ typedef struct livetrack_object {
     const void *owner;
     uint64_t parents[2];
     livetrack_type parent_types[2];
+    livetrack_stack_id stack; /* creation call site, 0: not captured */
 } livetrack_object;
 
 LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out);
@@ -149,6 +190,15 @@ LIVETRACK_API size_t livetrack_snapshot_count(const livetrack_snapshot *snapshot
 LIVETRACK_API const livetrack_object *livetrack_snapshot_at(const livetrack_snapshot *snapshot, size_t index);
 LIVETRACK_API void livetrack_snapshot_free(livetrack_snapshot *snapshot);
 
+/* ---- scoped checks ----------------------------------------------------
+ * mark = livetrack_mark(); run code; then livetrack_snapshot_since(mark)
+ * lists only the objects created after the mark that are still live, and
+ * livetrack_leaks_since(mark, out) counts (and reports) those the program
+ * still holds: a unit test can assert that a function leaks nothing. */
+LIVETRACK_API uint64_t livetrack_mark(void);
+LIVETRACK_API livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void *owner, uint64_t mark);
+LIVETRACK_API size_t livetrack_leaks_since(uint64_t mark, FILE *report);
+
 typedef struct livetrack_stats {
     uint64_t live_objects;
     uint64_t live_bytes;
@@ -157,16 +207,45 @@ typedef struct livetrack_stats {
     uint64_t replaced;          /* stale handles the driver reused */
     uint64_t node_bytes;        /* memory the registry holds for nodes */
     int incomplete;             /* 1 after livetrack ran out of memory */
+    uint64_t peak_objects;      /* high-water mark of live objects */
+    uint64_t peak_bytes;        /* high-water mark of live bytes */
+    uint64_t unique_stacks;     /* interned call stacks */
+    uint64_t stack_bytes;       /* memory the stack table holds */
 } livetrack_stats;
 LIVETRACK_API void livetrack_get_stats(livetrack_stats *out);
 
 /* Count a misuse and print one diagnostic line ("livetrack: ..."). */
 LIVETRACK_API void livetrack_report_misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Write the leak report (what the exit report prints) to `out`.
- * Returns the number of leaked objects. `always` prints a report even
- * when nothing leaked. */
+/* Count and report a misuse of one object, in the style of
+ * AddressSanitizer: the message, the stack of the bad call, then the
+ * object's creation stack and (with LIVETRACK_RELEASE_STACKS=1) the stack
+ * of the release that freed it, when livetrack still remembers them. */
+LIVETRACK_API void livetrack_report_misuse_on(livetrack_domain domain, uint64_t handle, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- reports ---------------------------------------------------------- */
+typedef enum livetrack_format {
+    LIVETRACK_FORMAT_TEXT = 0, /* grouped by call site, for people */
+    LIVETRACK_FORMAT_JSON = 1  /* docs/report-schema.md, for tools and CI */
+} livetrack_format;
+
+enum {
+    LIVETRACK_REPORT_ALWAYS = 1u << 0, /* write a report even when nothing leaked */
+    LIVETRACK_REPORT_PEAK = 1u << 1    /* text: add the live set at the peak */
+};
+
+/* Write the leak report of objects created after `since_mark` (0: all)
+ * in `format`. Returns the number of leaked objects (suppressed ones not
+ * counted). */
+LIVETRACK_API size_t livetrack_write_report(FILE *out, livetrack_format format, unsigned flags, uint64_t since_mark);
+
+/* Same as livetrack_write_report(out, LIVETRACK_FORMAT_TEXT, always ? LIVETRACK_REPORT_ALWAYS : 0, 0). */
 LIVETRACK_API size_t livetrack_write_leak_report(FILE *out, int always);
+
+/* "at peak 1.2 GiB live in 3400 objects:" and the live set at that moment
+ * grouped by call site. Returns the objects live at the peak. */
+LIVETRACK_API size_t livetrack_write_peak_report(FILE *out);
 
 /* 1 when LIVETRACK_TRANSPARENT asks to pass misuse to the driver. */
 LIVETRACK_API int livetrack_transparent(void);

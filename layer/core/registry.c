@@ -361,8 +361,9 @@ static lt_node *find_typed(lt_shard *shard, uint64_t hash, unsigned domain, live
     return *status == LIVETRACK_OK ? node : NULL;
 }
 
-livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle)
+livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle, const char *call)
 {
+    (void)call;
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     livetrack_status status;
@@ -417,13 +418,15 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
 }
 
 livetrack_status livetrack_release(livetrack_domain domain, livetrack_type type, uint64_t handle,
-                                   uint32_t *refs_left)
+                                   uint32_t *refs_left, const char *call)
 {
+    (void)call;
     return drop_refs(domain, type, handle, 0, refs_left);
 }
 
-livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle)
+livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle, const char *call)
 {
+    (void)call;
     return drop_refs(domain, type, handle, 1, NULL);
 }
 

@@ -48,9 +48,12 @@ void ltcl_declare_types(void);
 cl_int ltcl_invalid_code(ltcl_type type);
 
 /* Record a successful creation. `parent` is held by the new object
- * (via its own first parent with LIVETRACK_PARENT_VIA_FIRST_PARENT). */
-void ltcl_created(ltcl_type type, const void *handle, uint64_t bytes, const void *parent, const void *second_parent,
-                  unsigned flags, const void *platform);
+ * (via its own first parent with LIVETRACK_PARENT_VIA_FIRST_PARENT).
+ * The call is named after the wrapper it is recorded in ("clCreateBuffer"
+ * from clCreateBuffer_wrap; the timeline drops the "_wrap"). */
+void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
+                          const void *second_parent, unsigned flags, const void *platform);
+#define ltcl_created(...) ltcl_record_creation(__func__, __VA_ARGS__)
 
 /* Creators call the driver with an error slot of their own when the
  * program passed errcode_ret = NULL, so the result is always known. */
@@ -101,7 +104,7 @@ void ltcl_undo_release(ltcl_type type, const void *handle);
             if (releases)                                                                                  \
                 ltcl_undo_release(type_id, object);                                                        \
             else                                                                                           \
-                livetrack_release(LIVETRACK_DOMAIN_OPENCL, type_id, ltcl_key(object), NULL);               \
+                livetrack_release(LIVETRACK_DOMAIN_OPENCL, type_id, ltcl_key(object), NULL, "undo");       \
         }                                                                                                  \
         return result;                                                                                     \
     }

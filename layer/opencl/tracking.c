@@ -67,8 +67,8 @@ static const char *code_name(cl_int code)
     return "an error";
 }
 
-void ltcl_created(ltcl_type type, const void *handle, uint64_t bytes, const void *parent, const void *second_parent,
-                  unsigned flags, const void *platform)
+void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
+                          const void *second_parent, unsigned flags, const void *platform)
 {
     if (!handle)
         return;
@@ -81,6 +81,7 @@ void ltcl_created(ltcl_type type, const void *handle, uint64_t bytes, const void
         .parent = ltcl_key(parent),
         .second_parent = ltcl_key(second_parent),
         .flags = flags,
+        .call = call,
     };
     livetrack_create(&object);
 }
@@ -139,19 +140,19 @@ static ltcl_verdict verdict_of(const char *call, ltcl_type type, const void *han
 
 ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)),
+    return verdict_of(call, type, handle, livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call),
                       ltcl_invalid_code(type), refused);
 }
 
 ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL),
+    return verdict_of(call, type, handle, livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, call),
                       ltcl_invalid_code(type), refused);
 }
 
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)),
+    return verdict_of(call, type, handle, livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call),
                       error_code, refused);
 }
 
@@ -159,7 +160,7 @@ void ltcl_undo_release(ltcl_type type, const void *handle)
 {
     /* Only possible while something else keeps the node: otherwise the
      * object drops out of tracking, which we say. */
-    if (livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle)) != LIVETRACK_OK)
+    if (livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL) != LIVETRACK_OK)
         livetrack_report_misuse("the driver refused a release livetrack had already counted for %s %p; "
                                 "it is no longer tracked", type_names[type], handle);
 }

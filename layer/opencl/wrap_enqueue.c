@@ -184,7 +184,7 @@ static cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint 
         livetrack_object object;
         if (!pointers[i] || livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &object) != LIVETRACK_OK)
             continue;
-        if (livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i])) == LIVETRACK_OK &&
+        if (livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i]), NULL) == LIVETRACK_OK &&
             forgotten < capacity)
             saved[forgotten++] = object;
     }

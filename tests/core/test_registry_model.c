@@ -396,7 +396,7 @@ static void op_retain(void)
     if (expected == LIVETRACK_OK)
         objs[o].refs++;
     seen.status[expected]++;
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, type, pool_handles[slot]), expected);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, type, pool_handles[slot], NULL), expected);
     check_handle(pool_handles[slot]);
 }
 
@@ -420,10 +420,10 @@ static void op_release(int all)
     }
     seen.status[expected]++;
     if (all) {
-        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, type, pool_handles[slot]), expected);
+        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, type, pool_handles[slot], NULL), expected);
     } else {
         uint32_t left = 12345;
-        CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, type, pool_handles[slot], &left), expected);
+        CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, type, pool_handles[slot], &left, NULL), expected);
         CHECK_EQ_INT(left, expected_left);
     }
     check_handle(pool_handles[slot]);
@@ -451,14 +451,14 @@ static void op_unknown_handle(void)
     livetrack_object out;
     switch (rnd_below(4)) {
     case 0:
-        CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, type, handle), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, type, handle, NULL), LIVETRACK_UNKNOWN);
         break;
     case 1:
-        CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, type, handle, &left), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, type, handle, &left, NULL), LIVETRACK_UNKNOWN);
         CHECK_EQ_INT(left, 0);
         break;
     case 2:
-        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, type, handle), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, type, handle, NULL), LIVETRACK_UNKNOWN);
         break;
     default:
         CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, handle, &out), LIVETRACK_UNKNOWN);
@@ -475,14 +475,14 @@ static void op_wrong_domain(void)
     uint32_t left = 77;
     switch (rnd_below(4)) {
     case 0:
-        CHECK_EQ_INT(livetrack_retain(domain, LIVETRACK_ANY_TYPE, handle), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_retain(domain, LIVETRACK_ANY_TYPE, handle, NULL), LIVETRACK_UNKNOWN);
         break;
     case 1:
-        CHECK_EQ_INT(livetrack_release(domain, LIVETRACK_ANY_TYPE, handle, &left), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_release(domain, LIVETRACK_ANY_TYPE, handle, &left, NULL), LIVETRACK_UNKNOWN);
         CHECK_EQ_INT(left, 0);
         break;
     case 2:
-        CHECK_EQ_INT(livetrack_destroy(domain, LIVETRACK_ANY_TYPE, handle), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_destroy(domain, LIVETRACK_ANY_TYPE, handle, NULL), LIVETRACK_UNKNOWN);
         break;
     default:
         CHECK_EQ_INT(livetrack_lookup(domain, handle, &out), LIVETRACK_UNKNOWN);
@@ -548,7 +548,7 @@ static void drain(void)
             objs[o].refs = 0;
             if (objs[o].holders == 0)
                 model_die(o);
-            CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, pool_handles[slot]),
+            CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, pool_handles[slot], NULL),
                          LIVETRACK_OK);
         }
         if (!any)

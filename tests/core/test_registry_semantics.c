@@ -58,7 +58,7 @@ static uint64_t make(unsigned type, uint64_t parent)
 
 static livetrack_status release(uint64_t handle)
 {
-    return livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL);
+    return livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL, NULL);
 }
 
 static livetrack_object look(uint64_t handle)
@@ -110,7 +110,7 @@ static void test_kept_alive(void)
     check_counts(kernel, 1, 0);
 
     uint32_t left = 99;
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_PROG, program, &left), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_PROG, program, &left, NULL), LIVETRACK_OK);
     CHECK_EQ_INT(left, 0);
 
     /* still in the snapshot, with refs 0 and holders 1, after its child */
@@ -130,24 +130,24 @@ static void test_kept_alive(void)
 
     /* the application holds nothing to release or destroy */
     left = 99;
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_PROG, program, &left), LIVETRACK_NOT_OWNED);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_PROG, program, &left, NULL), LIVETRACK_NOT_OWNED);
     CHECK_EQ_INT(left, 0);
-    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_PROG, program), LIVETRACK_NOT_OWNED);
+    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_PROG, program, NULL), LIVETRACK_NOT_OWNED);
     check_counts(program, 0, 1);
     /* the type is still checked first */
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_KERNEL, program, NULL), LIVETRACK_WRONG_TYPE);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_KERNEL, program, NULL, NULL), LIVETRACK_WRONG_TYPE);
 
     /* it may be obtained again (CL_KERNEL_PROGRAM) */
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_PROG, program), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_PROG, program, NULL), LIVETRACK_OK);
     check_counts(program, 1, 1);
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_PROG, program, &left), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_PROG, program, &left, NULL), LIVETRACK_OK);
     CHECK_EQ_INT(left, 0);
     check_counts(program, 0, 1);
 
     /* the child going frees the chain */
     livetrack_object program_desc = look(program);
     CHECK(livetrack_still_live(&program_desc));
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_KERNEL, kernel, &left), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_KERNEL, kernel, &left, NULL), LIVETRACK_OK);
     CHECK_EQ_INT(left, 0);
     CHECK(!is_live(kernel));
     CHECK(!is_live(program));
@@ -164,24 +164,24 @@ static void test_kept_alive(void)
     check_counts(ctx, 0, 1);
     check_counts(program, 0, 1);
     CHECK_EQ_INT(live_objects(), base + 3);
-    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_KERNEL, kernel), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_KERNEL, kernel, NULL), LIVETRACK_OK);
     CHECK(!is_live(ctx) && !is_live(program) && !is_live(kernel));
     CHECK_EQ_INT(live_objects(), base);
 
     /* refs counting: retain twice, destroy drops all of them */
     uint64_t mem = make(T_MEM, 0);
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem), LIVETRACK_OK);
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, mem), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, mem, NULL), LIVETRACK_OK);
     check_counts(mem, 3, 0);
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_MEM, mem, &left), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_MEM, mem, &left, NULL), LIVETRACK_OK);
     CHECK_EQ_INT(left, 2);
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_CTX, mem), LIVETRACK_WRONG_TYPE);
-    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CTX, mem), LIVETRACK_WRONG_TYPE);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_CTX, mem, NULL), LIVETRACK_WRONG_TYPE);
+    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CTX, mem, NULL), LIVETRACK_WRONG_TYPE);
     check_counts(mem, 2, 0);
-    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_MEM, mem), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_OK);
     CHECK(!is_live(mem));
-    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_MEM, mem), LIVETRACK_UNKNOWN);
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_UNKNOWN);
     CHECK_EQ_INT(live_objects(), base);
 }
 
@@ -278,7 +278,7 @@ static void test_replacement(void)
     uint64_t ctx = make(T_CTX, 0);
     uint64_t mem = make(T_MEM, ctx);
     livetrack_object old_desc = look(mem);
-    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_OK);
     check_counts(ctx, 1, 1);
     livetrack_get_stats(&before);
     CHECK_EQ_INT(create_full(mem, T_QUEUE, 0, 0, 0, 10, NULL), LIVETRACK_OK);
@@ -416,20 +416,20 @@ static void test_bad_arguments(void)
     livetrack_object object = look(handle);
     CHECK_EQ_INT(object.type, LIVETRACK_MAX_TYPES - 1);
     CHECK(object.type_name && strcmp(object.type_name, "object") == 0); /* undeclared */
-    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_MAX_TYPES - 1, handle, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_MAX_TYPES - 1, handle, NULL, NULL), LIVETRACK_OK);
 
     /* handle 0 and foreign domains are never live */
     uint32_t left = 5;
-    CHECK(livetrack_retain(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0) != LIVETRACK_OK);
-    CHECK(livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0, &left) != LIVETRACK_OK);
+    CHECK(livetrack_retain(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0, NULL) != LIVETRACK_OK);
+    CHECK(livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0, &left, NULL) != LIVETRACK_OK);
     CHECK_EQ_INT(left, 0);
-    CHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0) != LIVETRACK_OK);
+    CHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0, NULL) != LIVETRACK_OK);
     CHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, 0, NULL) != LIVETRACK_OK);
     uint64_t mem = make(T_MEM, 0);
     for (size_t i = 0; i < sizeof bad_domains / sizeof bad_domains[0]; i++) {
-        CHECK(livetrack_retain(bad_domains[i], LIVETRACK_ANY_TYPE, mem) != LIVETRACK_OK);
-        CHECK(livetrack_release(bad_domains[i], LIVETRACK_ANY_TYPE, mem, NULL) != LIVETRACK_OK);
-        CHECK(livetrack_destroy(bad_domains[i], LIVETRACK_ANY_TYPE, mem) != LIVETRACK_OK);
+        CHECK(livetrack_retain(bad_domains[i], LIVETRACK_ANY_TYPE, mem, NULL) != LIVETRACK_OK);
+        CHECK(livetrack_release(bad_domains[i], LIVETRACK_ANY_TYPE, mem, NULL, NULL) != LIVETRACK_OK);
+        CHECK(livetrack_destroy(bad_domains[i], LIVETRACK_ANY_TYPE, mem, NULL) != LIVETRACK_OK);
         CHECK(livetrack_lookup(bad_domains[i], mem, NULL) != LIVETRACK_OK);
     }
     check_counts(mem, 1, 0);

@@ -78,7 +78,7 @@ static livetrack_status create_obj(uint64_t handle, unsigned type, uint64_t pare
 
 static livetrack_status release(uint64_t handle, uint32_t *left)
 {
-    return livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, left);
+    return livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, left, NULL);
 }
 
 static uint64_t live_objects(void)
@@ -192,10 +192,10 @@ static void *worker_main(void *arg)
             TCHECK(create_obj(o->handle, T_CHILD, parent, second, flags) == LIVETRACK_OK);
             w->created++;
         } else if (r < 30) {
-            TCHECK(livetrack_retain(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle) == LIVETRACK_OK);
+            TCHECK(livetrack_retain(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle, NULL) == LIVETRACK_OK);
             o->refs++;
         } else if (r < 35) {
-            TCHECK(livetrack_retain(LIVETRACK_DOMAIN_USER, T_CTX, o->handle) == LIVETRACK_WRONG_TYPE);
+            TCHECK(livetrack_retain(LIVETRACK_DOMAIN_USER, T_CTX, o->handle, NULL) == LIVETRACK_WRONG_TYPE);
         } else if (o->refs == 0) {
             TCHECK(release(o->handle, NULL) == LIVETRACK_NOT_OWNED);
         } else if (r < 90) {
@@ -206,7 +206,7 @@ static void *worker_main(void *arg)
             if (o->refs + o->holders == 0)
                 own_die(w, i);
         } else {
-            TCHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle) == LIVETRACK_OK);
+            TCHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle, NULL) == LIVETRACK_OK);
             o->refs = 0;
             if (o->holders == 0)
                 own_die(w, i);
@@ -345,7 +345,7 @@ static void test_shared_parents(void)
         for (int i = 0; i < OWN_MAX; i++) {
             own_object *o = &workers[t].own[i];
             if (o->used && o->refs) {
-                CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle), LIVETRACK_OK);
+                CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle, NULL), LIVETRACK_OK);
                 o->refs = 0;
                 if (o->holders == 0)
                     own_die(&workers[t], i);
@@ -507,7 +507,7 @@ static void test_handle_reuse(void)
         CHECK_EQ_INT(object.holders, 0); /* every child was released */
         CHECK(object.refs > 0);
         CHECK_EQ_INT(object.parents[0], reuse_parent);
-        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_OBJ, reuse_handles[h]), LIVETRACK_OK);
+        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_OBJ, reuse_handles[h], NULL), LIVETRACK_OK);
     }
     livetrack_get_stats(&after);
     CHECK_EQ_INT(after.live_objects, base + 1);
@@ -563,7 +563,7 @@ static void test_release_during_walk(void)
             continue;
         }
         CHECK(livetrack_still_live(object));
-        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, object->handle), LIVETRACK_OK);
+        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, object->handle, NULL), LIVETRACK_OK);
         CHECK(!livetrack_still_live(object));
         released++;
         /* and create something new while walking */
