@@ -39,6 +39,13 @@ typedef struct lt_settings {
     int transparent;         /* LIVETRACK_TRANSPARENT */
     lt_exit_report_mode exit_report; /* LIVETRACK_EXIT_REPORT */
     long max_diagnostics;    /* LIVETRACK_MAX_DIAGNOSTICS */
+    long stack_depth;        /* LIVETRACK_STACK_DEPTH, 0: no call sites */
+    int release_stacks;      /* LIVETRACK_RELEASE_STACKS */
+    const char *json;        /* LIVETRACK_JSON, NULL: none */
+    const char *csv;         /* LIVETRACK_CSV, NULL: no timeline */
+    long exit_code;          /* LIVETRACK_EXIT_CODE, 0: leave the status alone */
+    const char *suppressions; /* LIVETRACK_SUPPRESSIONS, NULL: none */
+    int peak_report;         /* LIVETRACK_PEAK_REPORT */
 } lt_settings;
 
 const lt_settings *lt_get_settings(void);

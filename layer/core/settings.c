@@ -6,6 +6,7 @@
  * the default; it never stops the program.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,17 +24,32 @@ typedef struct setting {
     const char *choices; /* SETTING_CHOICE: "a|b|c", index stored */
     size_t offset;       /* into lt_settings */
     const char *doc;
+    long min, max;       /* SETTING_LONG: accepted range */
 } setting;
 
 static const setting setting_table[] = {
     {"LIVETRACK_OUTPUT", SETTING_STRING, NULL, NULL, offsetof(lt_settings, output),
-     "write the exit report to this file instead of stderr; %p becomes the pid"},
+     "write the exit report to this file instead of stderr; %p becomes the pid", 0, 0},
     {"LIVETRACK_TRANSPARENT", SETTING_BOOL, "0", NULL, offsetof(lt_settings, transparent),
-     "1: pass misused calls (release of a dead handle, ...) to the driver after the diagnostic"},
+     "1: pass misused calls (release of a dead handle, ...) to the driver after the diagnostic", 0, 0},
     {"LIVETRACK_EXIT_REPORT", SETTING_CHOICE, "auto", "auto|always|off", offsetof(lt_settings, exit_report),
-     "auto: report at exit only when something leaked; always: also when nothing did; off: never"},
+     "auto: report at exit only when something leaked; always: also when nothing did; off: never", 0, 0},
     {"LIVETRACK_MAX_DIAGNOSTICS", SETTING_LONG, "1000", NULL, offsetof(lt_settings, max_diagnostics),
-     "stop printing diagnostic lines after this many (-1: no limit)"},
+     "stop printing diagnostic lines after this many (-1: no limit)", -1, LONG_MAX},
+    {"LIVETRACK_STACK_DEPTH", SETTING_LONG, "16", NULL, offsetof(lt_settings, stack_depth),
+     "frames of the creation call stack to keep (at most 64); 0 turns call sites off", 0, 64},
+    {"LIVETRACK_RELEASE_STACKS", SETTING_BOOL, "0", NULL, offsetof(lt_settings, release_stacks),
+     "1: also capture the stack of each final release, shown when a released object is misused", 0, 0},
+    {"LIVETRACK_JSON", SETTING_STRING, NULL, NULL, offsetof(lt_settings, json),
+     "also write the exit report as JSON (docs/report-schema.md) to this file; %p becomes the pid", 0, 0},
+    {"LIVETRACK_CSV", SETTING_STRING, NULL, NULL, offsetof(lt_settings, csv),
+     "write a timeline, one CSV row per lifecycle event, to this file; %p becomes the pid", 0, 0},
+    {"LIVETRACK_EXIT_CODE", SETTING_LONG, "0", NULL, offsetof(lt_settings, exit_code),
+     "when leaks remain at exit, end the process with this status (1..255); 0: keep the program's", 0, 255},
+    {"LIVETRACK_SUPPRESSIONS", SETTING_STRING, NULL, NULL, offsetof(lt_settings, suppressions),
+     "file of patterns (type:, function:, module:, file:) whose leaks are not reported", 0, 0},
+    {"LIVETRACK_PEAK_REPORT", SETTING_BOOL, "0", NULL, offsetof(lt_settings, peak_report),
+     "1: the exit report also shows the live set at the peak of live bytes", 0, 0},
 };
 
 static lt_settings current;
@@ -69,9 +85,15 @@ static int parse_one(const setting *s, const char *value, int complain)
         char *end;
         errno = 0;
         long number = strtol(value, &end, 10);
-        if (errno || end == value || *end || number < -1) {
-            if (complain)
-                warn_bad(s, value, "an integer >= -1");
+        if (errno || end == value || *end || number < s->min || number > s->max) {
+            if (complain) {
+                char expected[64];
+                if (s->max == LONG_MAX)
+                    snprintf(expected, sizeof expected, "an integer >= %ld", s->min);
+                else
+                    snprintf(expected, sizeof expected, "an integer from %ld to %ld", s->min, s->max);
+                warn_bad(s, value, expected);
+            }
             return 0;
         }
         *(long *)field = number;

@@ -1,0 +1,56 @@
+/*
+ * What the registry remembers beyond the live set, for reports:
+ * the peak (peak.c), misuse events (misuse.c) and recently released
+ * objects (the per-shard graveyard in registry.c).
+ */
+#ifndef LIVETRACK_HISTORY_H
+#define LIVETRACK_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "stacks.h"
+
+/* ---- peak (peak.c) ---- */
+typedef struct lt_peak_info {
+    uint64_t objects;      /* high-water mark of live objects */
+    uint64_t bytes;        /* high-water mark of live bytes */
+    uint64_t time_ns;      /* when the peak of the set below was reached */
+    uint64_t set_objects;  /* objects and bytes in the set below */
+    uint64_t set_bytes;
+    int approximate;       /* 1: the set was copied after the peak moved on */
+    size_t site_count;
+    lt_site_count *sites;  /* the live set at the peak, by site; lt_free() it */
+} lt_peak_info;
+int lt_peak_get(lt_peak_info *out);
+
+/* ---- misuse events (misuse.c) ---- */
+#define LT_MISUSE_KEPT 1024u /* the first this many are kept for reports */
+typedef struct lt_misuse_record {
+    uint64_t seq;          /* position among lifecycle events */
+    uint64_t time_ns;
+    uint8_t domain;
+    uint8_t type;          /* LIVETRACK_ANY_TYPE when unknown */
+    uint64_t handle;       /* 0: the misuse names no object */
+    livetrack_stack_id call_stack;
+    livetrack_stack_id create_stack;   /* 0: not known */
+    livetrack_stack_id release_stack;  /* 0: not captured */
+    char message[240];
+} lt_misuse_record;
+/* Copy the kept records, oldest first; returns how many were written. */
+size_t lt_misuse_records(lt_misuse_record *out, size_t max);
+
+/* ---- released objects (registry.c) ---- */
+typedef struct lt_released {
+    uint8_t domain;
+    uint8_t type;
+    uint64_t handle;
+    uint64_t seq;
+    livetrack_stack_id create_stack;
+    livetrack_stack_id release_stack;
+} lt_released;
+/* The most recent release of (domain, handle) still remembered. */
+int lt_find_released(unsigned domain, uint64_t handle, lt_released *out);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * Call stacks (stacks.c): capture with libunwind and intern, so that a
+ * registry node stores a 32-bit id and memory grows with unique stacks.
+ *
+ * An interned entry is keyed by (domain, type, return addresses): a call
+ * site always makes one kind of object, so the key costs nothing in
+ * sharing and lets the entry carry the live counters the peak set needs.
+ * With LIVETRACK_STACK_DEPTH=0 each (domain, type) still gets one entry
+ * with no frames, so every object has a site.
+ */
+#ifndef LIVETRACK_STACKS_H
+#define LIVETRACK_STACKS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+
+#define LT_MAX_STACK_DEPTH 64u
+/* Frames captured beyond the requested depth, to make room for the
+ * frames inside livetrack, the loaders and the runtimes that are dropped
+ * when the stack is read. */
+#define LT_STACK_SLACK 12u
+
+/* Capture the calling thread's stack for an object of (domain, type) and
+ * intern it. Returns 0 only when livetrack is out of memory. */
+livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type);
+
+/* The captured return addresses, internal frames included. */
+const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count);
+
+/* Live objects and bytes created at this site and not yet dead. */
+void lt_site_add(livetrack_stack_id id, int64_t objects, int64_t bytes);
+
+typedef struct lt_site_count {
+    livetrack_stack_id stack;
+    uint8_t domain;
+    uint8_t type;
+    uint64_t objects;
+    uint64_t bytes;
+} lt_site_count;
+
+/* Copy the sites with live objects. Returns how many were written (at
+ * most max); *total gets how many there are. */
+size_t lt_sites_live(lt_site_count *out, size_t max, size_t *total);
+
+/* The (domain, type) a site was interned for. */
+void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type);
+
+uint64_t lt_stack_count(void);
+uint64_t lt_stack_bytes(void);
+
+#endif

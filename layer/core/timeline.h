@@ -1,0 +1,18 @@
+/*
+ * The CSV timeline (timeline.c), one row per lifecycle event when
+ * LIVETRACK_CSV is set. Columns are documented in docs/timeline.md.
+ */
+#ifndef LIVETRACK_TIMELINE_H
+#define LIVETRACK_TIMELINE_H
+
+#include <stdint.h>
+
+typedef enum lt_event_kind { LT_EVENT_CREATE, LT_EVENT_RETAIN, LT_EVENT_RELEASE, LT_EVENT_DESTROY, LT_EVENT_MISUSE } lt_event_kind;
+
+/* Nonzero while a timeline is being written (read on the hot path). */
+extern int lt_timeline_on;
+
+void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
+                       uint64_t bytes);
+
+#endif
