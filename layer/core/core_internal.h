@@ -50,6 +50,18 @@ typedef struct lt_settings {
 
 const lt_settings *lt_get_settings(void);
 
+/* ---- process lifecycle (lifecycle.c registers these with pthread_atfork) ----
+ * Each module takes every lock it owns before fork() and drops them after,
+ * so the child never inherits a lock held by a thread that does not exist
+ * there. */
+void lt_registry_lock_all(void);   /* registry.c: every shard, in index order */
+void lt_registry_unlock_all(void);
+void lt_stacks_lock_all(void);     /* stacks.c: the stack table's stripes */
+void lt_stacks_unlock_all(void);
+void lt_timeline_lock(void);       /* timeline.c */
+void lt_timeline_unlock(void);
+void lt_timeline_after_fork_child(void); /* reopens a %p timeline for the child's pid */
+
 /* Expand %p in a path to the pid. Returns 0 when it does not fit. */
 int lt_expand_path(const char *pattern, char *out, size_t out_size);
 
