@@ -23,6 +23,15 @@ int lt_tracking_incomplete(void);
 /* One line on stderr, prefixed "livetrack: ", capped so a misbehaving
  * program cannot flood its own output. */
 void lt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A block of whole lines (already prefixed), counted as one diagnostic.
+ * Returns 1 when it was printed. */
+int lt_diag_block(const char *text);
+/* 0 once the diagnostic cap is reached: callers skip costly formatting. */
+int lt_diag_would_print(void);
+void lt_count_misuse(void);
+
+/* "    #3 0x401136 in main /src/app.c:42:7 (/usr/bin/app+0x1136)" (frames.c) */
+void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, size_t size);
 
 /* "4.0 KiB" (leak_report.c) */
 void lt_format_bytes(uint64_t bytes, char *out, size_t size);

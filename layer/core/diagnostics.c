@@ -40,14 +40,30 @@ void lt_diag(const char *fmt, ...)
     va_end(args);
 }
 
-void livetrack_report_misuse(const char *fmt, ...)
+int lt_diag_block(const char *text)
 {
-    atomic_fetch_add(&misuse_count, 1);
-    va_list args;
-    va_start(args, fmt);
-    vdiag(fmt, args);
-    va_end(args);
+    long limit = lt_get_settings()->max_diagnostics;
+    long index = atomic_fetch_add(&printed, 1);
+    if (limit >= 0 && index > limit)
+        return 0;
+    if (limit >= 0 && index == limit) {
+        fprintf(stderr, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=%ld)\n", limit);
+        fflush(stderr);
+        return 0;
+    }
+    /* One fputs: blocks from several threads never mix. */
+    fputs(text, stderr);
+    fflush(stderr);
+    return 1;
 }
+
+int lt_diag_would_print(void)
+{
+    long limit = lt_get_settings()->max_diagnostics;
+    return limit < 0 || atomic_load(&printed) <= limit;
+}
+
+void lt_count_misuse(void) { atomic_fetch_add(&misuse_count, 1); }
 
 void lt_stat_replaced(void) { atomic_fetch_add(&replaced_count, 1); }
 

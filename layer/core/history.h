@@ -25,6 +25,14 @@ typedef struct lt_peak_info {
 } lt_peak_info;
 int lt_peak_get(lt_peak_info *out);
 
+/* The registry's side: every object that becomes live or dies. */
+void lt_peak_created(uint64_t bytes);
+void lt_peak_before_death(void); /* copies the peak set when one is pending */
+void lt_peak_died(uint64_t bytes);
+void lt_live_totals(uint64_t *objects, uint64_t *bytes);
+void lt_peak_marks(uint64_t *objects, uint64_t *bytes);
+uint64_t lt_created_count(void); /* registry.c: objects created so far */
+
 /* ---- misuse events (misuse.c) ---- */
 #define LT_MISUSE_KEPT 1024u /* the first this many are kept for reports */
 typedef struct lt_misuse_record {
@@ -52,5 +60,19 @@ typedef struct lt_released {
 } lt_released;
 /* The most recent release of (domain, handle) still remembered. */
 int lt_find_released(unsigned domain, uint64_t handle, lt_released *out);
+
+typedef enum lt_object_state {
+    LT_OBJECT_UNKNOWN,    /* never seen, or released too long ago */
+    LT_OBJECT_HELD,       /* live, the program holds references */
+    LT_OBJECT_KEPT_ALIVE, /* released by the program, held by children */
+    LT_OBJECT_RELEASED    /* dead; remembered in the graveyard */
+} lt_object_state;
+/* What livetrack knows of a handle: live node first, then the graveyard. */
+lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released *out);
+
+/* ---- misuse (misuse.c), for the registry and diagnostics ---- */
+/* Count, record and (within LIVETRACK_MAX_DIAGNOSTICS) print one misuse.
+ * `domain`/`handle` name the object (0: none). */
+void lt_misuse(unsigned domain, uint64_t handle, const char *message);
 
 #endif

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "core_internal.h"
 #include "registry_internal.h"
+#include "timeline.h"
 
 lt_shard lt_shards[LT_SHARD_COUNT];
 
@@ -138,7 +139,35 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
     shard->live_bytes += node->bytes;
 }
 
-static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node)
+/* What a birth or death changes outside the shard: the site's and the
+ * process's live counters. Applied after the shard lock is dropped. */
+typedef struct lt_death {
+    livetrack_stack_id stack;
+    uint8_t domain;
+    uint8_t type;
+    uint64_t bytes;
+} lt_death;
+
+static void note_birth(const lt_death *birth)
+{
+    lt_site_add(birth->stack, 1, (int64_t)birth->bytes);
+    lt_peak_created(birth->bytes);
+    if (lt_timeline_on)
+        lt_timeline_type_add(birth->domain, birth->type, 1);
+}
+
+static void note_death(const lt_death *death)
+{
+    if (!death->domain)
+        return; /* nothing died */
+    lt_peak_before_death();
+    lt_site_add(death->stack, -1, -(int64_t)death->bytes);
+    lt_peak_died(death->bytes);
+    if (lt_timeline_on)
+        lt_timeline_type_add(death->domain, death->type, -1);
+}
+
+static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_death *death)
 {
     for (lt_node **link = bucket_of(shard, hash); *link; link = &(*link)->chain) {
         if (*link == node) {
@@ -157,6 +186,46 @@ static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node)
     __atomic_store_n(&node->linked, 0, __ATOMIC_RELAXED);
     shard->live--;
     shard->live_bytes -= node->bytes;
+    lt_released *grave = &shard->graveyard[shard->graveyard_next++ % LT_GRAVEYARD];
+    *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack};
+    *death = (lt_death){node->stack, node->domain, node->type, node->bytes};
+}
+
+lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released *out)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_object_state state = LT_OBJECT_UNKNOWN;
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (node) {
+        *out = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack};
+        state = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire)) ? LT_OBJECT_HELD
+                                                                                  : LT_OBJECT_KEPT_ALIVE;
+    }
+    lt_spin_unlock(&shard->lock);
+    if (state == LT_OBJECT_UNKNOWN && lt_find_released(domain, handle, out))
+        state = LT_OBJECT_RELEASED;
+    return state;
+}
+
+int lt_find_released(unsigned domain, uint64_t handle, lt_released *out)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    int found = 0;
+    lt_spin_lock(&shard->lock);
+    uint32_t end = shard->graveyard_next;
+    uint32_t kept = end < LT_GRAVEYARD ? end : LT_GRAVEYARD;
+    for (uint32_t i = 1; i <= kept && !found; i++) { /* newest first */
+        const lt_released *grave = &shard->graveyard[(end - i) % LT_GRAVEYARD];
+        if (grave->handle == handle && grave->domain == domain) {
+            *out = *grave;
+            found = 1;
+        }
+    }
+    lt_spin_unlock(&shard->lock);
+    return found;
 }
 
 /* ---- death ------------------------------------------------------------ */
@@ -177,12 +246,14 @@ static void bury(lt_node *dead_parents[2])
             continue;
         uint64_t hash = lt_hash(node->domain, node->handle);
         lt_shard *shard = lt_shard_of(hash);
+        lt_death death = {0};
         lt_spin_lock(&shard->lock);
         if (node->linked)
-            unlink_node(shard, hash, node);
+            unlink_node(shard, hash, node, &death);
         lt_node *grand[2] = {node->parents[0], node->parents[1]};
         give_node(shard, node);
         lt_spin_unlock(&shard->lock);
+        note_death(&death);
         for (int i = 0; i < 2; i++) {
             if (!grand[i])
                 continue;
@@ -288,6 +359,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     /* Read outside the shard lock: rdtsc costs ~13 ns on the machines
      * measured, and the locked section should stay short. */
     uint64_t ticks = lt_ticks();
+    livetrack_stack_id stack = lt_stack_capture(object->domain, object->type);
     unsigned domain = object->domain;
     const void *owner = object->owner;
     lt_node *parents[2];
@@ -298,6 +370,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     lt_shard *shard = lt_shard_of(hash);
     lt_node *stale_parents[2] = {NULL, NULL};
     int stale_dead = 0;
+    lt_death stale_death = {0};
 
     lt_spin_lock(&shard->lock);
     lt_node *node = buckets_ready(shard) ? take_node(shard) : NULL;
@@ -313,7 +386,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
          * model of it was wrong (an object freed behind the API's back).
          * Forget the application's references; children that still hold
          * the old node keep it (unlinked) until they go. */
-        unlink_node(shard, hash, stale);
+        unlink_node(shard, hash, stale, &stale_death);
         uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
         while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
                                                       memory_order_acq_rel, memory_order_relaxed))
@@ -334,6 +407,8 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     node->parents[0] = parents[0];
     node->parents[1] = parents[1];
     node->ticks = ticks;
+    node->stack = stack;
+    node->release_stack = 0;
     /* Taken under the lock so each shard's age list is in seq order,
      * which lets snapshots merge shards instead of sorting. */
     atomic_store_explicit(&node->seq, atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed),
@@ -345,8 +420,12 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     maybe_grow(shard);
     lt_spin_unlock(&shard->lock);
 
+    note_death(&stale_death);
+    note_birth(&(lt_death){stack, (uint8_t)domain, (uint8_t)object->type, object->bytes});
     if (stale_dead)
         bury(stale_parents);
+    if (lt_timeline_on)
+        lt_timeline_event(LT_EVENT_CREATE, object->call, domain, object->type, object->handle, object->bytes);
     return LIVETRACK_OK;
 }
 
@@ -363,10 +442,11 @@ static lt_node *find_typed(lt_shard *shard, uint64_t hash, unsigned domain, live
 
 livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, uint64_t handle, const char *call)
 {
-    (void)call;
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     livetrack_status status;
+    unsigned actual_type = 0;
+    uint64_t bytes = 0;
     lt_spin_lock(&shard->lock);
     lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
     if (node) {
@@ -376,19 +456,26 @@ livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, 
             ;
         if (!counts)
             status = LIVETRACK_UNKNOWN; /* died between find and update */
+        actual_type = node->type;
+        bytes = node->bytes;
     }
     lt_spin_unlock(&shard->lock);
+    if (lt_timeline_on && status == LIVETRACK_OK)
+        lt_timeline_event(LT_EVENT_RETAIN, call, domain, actual_type, handle, bytes);
     return status;
 }
 
 static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all,
-                                  uint32_t *refs_left)
+                                  uint32_t *refs_left, const char *call)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     lt_node *dead_parents[2] = {NULL, NULL};
     livetrack_status status;
     uint32_t left = 0;
+    unsigned actual_type = 0;
+    uint64_t bytes = 0;
+    lt_death death = {0};
 
     lt_spin_lock(&shard->lock);
     lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
@@ -396,14 +483,20 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
         /* refs change only under this lock, so the value read here stays
          * exact; holders may move concurrently and are never touched. */
         uint32_t refs = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire));
+        actual_type = node->type;
+        bytes = node->bytes;
         if (refs == 0) {
             status = LIVETRACK_NOT_OWNED;
         } else {
             uint64_t drop = all ? (uint64_t)refs << 32 : LT_REF_ONE;
+            /* Unwinding under the lock is slow, but this is opt-in and
+             * happens once per object, at the release that matters. */
+            if (refs * LT_REF_ONE == drop && lt_get_settings()->release_stacks)
+                node->release_stack = lt_stack_capture(domain, node->type);
             uint64_t after = atomic_fetch_sub_explicit(&node->counts, drop, memory_order_acq_rel) - drop;
             left = LT_REFS(after);
             if (after == 0) {
-                unlink_node(shard, hash, node);
+                unlink_node(shard, hash, node, &death);
                 dead_parents[0] = node->parents[0];
                 dead_parents[1] = node->parents[1];
                 give_node(shard, node);
@@ -411,23 +504,24 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
         }
     }
     lt_spin_unlock(&shard->lock);
+    note_death(&death);
     bury(dead_parents);
     if (refs_left)
         *refs_left = left;
+    if (lt_timeline_on && status == LIVETRACK_OK)
+        lt_timeline_event(all ? LT_EVENT_DESTROY : LT_EVENT_RELEASE, call, domain, actual_type, handle, bytes);
     return status;
 }
 
 livetrack_status livetrack_release(livetrack_domain domain, livetrack_type type, uint64_t handle,
                                    uint32_t *refs_left, const char *call)
 {
-    (void)call;
-    return drop_refs(domain, type, handle, 0, refs_left);
+    return drop_refs(domain, type, handle, 0, refs_left, call);
 }
 
 livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle, const char *call)
 {
-    (void)call;
-    return drop_refs(domain, type, handle, 1, NULL);
+    return drop_refs(domain, type, handle, 1, NULL, call);
 }
 
 void lt_describe_node(const lt_node *node, livetrack_object *out)
@@ -448,6 +542,7 @@ void lt_describe_node(const lt_node *node, livetrack_object *out)
         out->parents[i] = node->parents[i] ? node->parents[i]->handle : 0;
         out->parent_types[i] = node->parents[i] ? node->parents[i]->type : 0;
     }
+    out->stack = node->stack;
 }
 
 livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out)
@@ -502,5 +597,24 @@ void livetrack_get_stats(livetrack_stats *out)
         lt_spin_unlock(&shard->lock);
     }
     out->created = atomic_load(&next_seq) - 1;
+    lt_peak_marks(&out->peak_objects, &out->peak_bytes);
+    out->unique_stacks = lt_stack_count();
+    out->stack_bytes = lt_stack_bytes();
     lt_fill_counters(out);
+}
+
+uint64_t lt_created_count(void) { return atomic_load_explicit(&next_seq, memory_order_relaxed) - 1; }
+
+uint64_t livetrack_mark(void) { return lt_created_count(); }
+
+void lt_registry_lock_all(void)
+{
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        lt_spin_lock(&lt_shards[i].lock);
+}
+
+void lt_registry_unlock_all(void)
+{
+    for (unsigned i = LT_SHARD_COUNT; i-- > 0;)
+        lt_spin_unlock(&lt_shards[i].lock);
 }

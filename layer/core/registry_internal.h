@@ -38,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "history.h"
 #include "livetrack/livetrack.h"
 #include "spinlock.h"
 
@@ -45,6 +46,7 @@
 #define LT_SHARD_COUNT (1u << LT_SHARD_BITS)
 #define LT_INITIAL_BUCKETS 64u  /* per shard, grown by doubling */
 #define LT_NODES_PER_SLAB 64u   /* nodes taken from malloc at a time */
+#define LT_GRAVEYARD 128u       /* released objects remembered per shard */
 
 #define LT_REF_ONE ((uint64_t)1 << 32)
 #define LT_REFS(counts) ((uint32_t)((counts) >> 32))
@@ -66,6 +68,8 @@ typedef struct lt_node {
     uint8_t domain;
     uint8_t type;
     uint8_t linked; /* 1 while in the shard's hash and age list */
+    livetrack_stack_id stack;         /* creation call site */
+    livetrack_stack_id release_stack; /* LIVETRACK_RELEASE_STACKS: the release that dropped refs to 0 */
 } lt_node;
 
 typedef struct lt_shard {
@@ -78,6 +82,10 @@ typedef struct lt_shard {
     lt_node *newest;      /* head of the age list */
     lt_node *oldest;
     lt_node *free_nodes;
+    /* Ring of the latest unlinked objects, so a misuse of a released
+     * handle can show where it was created and released. */
+    uint32_t graveyard_next;
+    lt_released graveyard[LT_GRAVEYARD];
 } __attribute__((aligned(64))) lt_shard;
 
 extern lt_shard lt_shards[LT_SHARD_COUNT];

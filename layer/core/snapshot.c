@@ -23,25 +23,15 @@ typedef struct segment {
     size_t end;
 } segment;
 
-static int wanted(const lt_node *node, livetrack_domain domain, const void *owner)
+static int wanted(const lt_node *node, livetrack_domain domain, const void *owner, uint64_t since)
 {
     if (!atomic_load_explicit(&node->counts, memory_order_acquire))
         return 0; /* dying */
+    if (node->seq <= since)
+        return 0;
     if (domain != LIVETRACK_DOMAIN_ANY && node->domain != domain)
         return 0;
     return !owner || node->owner == owner;
-}
-
-static void lock_all(void)
-{
-    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
-        lt_spin_lock(&lt_shards[i].lock);
-}
-
-static void unlock_all(void)
-{
-    for (unsigned i = LT_SHARD_COUNT; i-- > 0;)
-        lt_spin_unlock(&lt_shards[i].lock);
 }
 
 static size_t live_upper_bound(void)
@@ -72,6 +62,11 @@ static void sift(segment *heap, size_t count, size_t at, const livetrack_object 
 
 livetrack_snapshot *livetrack_snapshot_take(livetrack_domain domain, const void *owner)
 {
+    return livetrack_snapshot_since(domain, owner, 0);
+}
+
+livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void *owner, uint64_t mark)
+{
     size_t capacity = live_upper_bound() + 64;
     livetrack_object *flat = NULL;
     segment segments[LT_SHARD_COUNT];
@@ -82,14 +77,14 @@ livetrack_snapshot *livetrack_snapshot_take(livetrack_domain domain, const void 
             lt_out_of_memory("a snapshot");
             return NULL;
         }
-        lock_all();
+        lt_registry_lock_all();
         size_t live = 0;
         for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
             live += lt_shards[i].live;
         if (live <= capacity)
             break;
         /* More objects appeared between counting and locking. */
-        unlock_all();
+        lt_registry_unlock_all();
         lt_free(flat);
         capacity = live + live / 4 + 64;
     }
@@ -98,12 +93,12 @@ livetrack_snapshot *livetrack_snapshot_take(livetrack_domain domain, const void 
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
         size_t start = used;
         for (const lt_node *node = lt_shards[i].newest; node; node = node->older)
-            if (wanted(node, domain, owner))
+            if (wanted(node, domain, owner, mark))
                 lt_describe_node(node, &flat[used++]);
         if (used > start)
             segments[segment_count++] = (segment){start, used};
     }
-    unlock_all();
+    lt_registry_unlock_all();
 
     livetrack_snapshot *snapshot = lt_malloc(sizeof *snapshot + (used ? used : 1) * sizeof(livetrack_object));
     if (!snapshot) {

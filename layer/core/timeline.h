@@ -12,6 +12,9 @@ typedef enum lt_event_kind { LT_EVENT_CREATE, LT_EVENT_RETAIN, LT_EVENT_RELEASE,
 /* Nonzero while a timeline is being written (read on the hot path). */
 extern int lt_timeline_on;
 
+/* Live objects per (domain, type), kept only while the timeline is on. */
+void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta);
+
 void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
                        uint64_t bytes);
 

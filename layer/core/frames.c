@@ -1,0 +1,50 @@
+/* How a stack frame reads in every text livetrack prints. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core_internal.h"
+
+void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, size_t size)
+{
+    /* The shape AddressSanitizer made familiar: index, address, function,
+     * source position, then the module and offset. */
+    int used = snprintf(out, size, "    #%u 0x%llx in %s", index, (unsigned long long)frame->address,
+                        frame->function ? frame->function : "??");
+    if (used < 0 || (size_t)used >= size)
+        return;
+    if (frame->file) {
+        int more = frame->line && frame->column ? snprintf(out + used, size - (size_t)used, " %s:%u:%u", frame->file, frame->line, frame->column)
+                   : frame->line           ? snprintf(out + used, size - (size_t)used, " %s:%u", frame->file, frame->line)
+                                           : snprintf(out + used, size - (size_t)used, " %s", frame->file);
+        if (more < 0 || (size_t)(used += more) >= size)
+            return;
+    }
+    if (frame->module)
+        snprintf(out + used, size - (size_t)used, " (%s+0x%llx)%s", frame->module,
+                 (unsigned long long)frame->module_offset, frame->inlined ? " [inlined]" : "");
+    else if (frame->inlined)
+        snprintf(out + used, size - (size_t)used, " [inlined]");
+}
+
+/* TEMPORARY until symbols.c lands: dladdr-only fallbacks. */
+#include <dlfcn.h>
+#include "symbols.h"
+__attribute__((weak)) size_t lt_symbolize_address(uintptr_t address, livetrack_frame *out, size_t max)
+{
+    if (!max)
+        return 0;
+    Dl_info info;
+    memset(out, 0, sizeof *out);
+    out->address = address;
+    if (dladdr((void *)(address - 1), &info)) {
+        out->function = info.dli_sname;
+        out->module = info.dli_fname;
+        out->module_offset = address - (uintptr_t)info.dli_fbase;
+    }
+    return 1;
+}
+__attribute__((weak)) int lt_address_is_internal(uintptr_t address)
+{
+    Dl_info info;
+    return dladdr((void *)address, &info) && info.dli_fname && strstr(info.dli_fname, "liblivetrack");
+}

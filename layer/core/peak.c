@@ -1,0 +1,163 @@
+/*
+ * The peak: high-water marks of live objects and bytes, and the live set
+ * (by call site) at the moment live bytes were highest (ties: objects).
+ *
+ * Copying the set at every new high would cost O(sites) per create while
+ * a program grows. Instead a new high only marks the peak "pending"; the
+ * set is copied at the first death after it, when the live set is still
+ * exactly the peak's (a growing phase only adds). Copies are amortised:
+ * one is taken only when at least as many objects were created since the
+ * last copy as there are sites, so the cost per event stays O(1). A copy
+ * skipped that way leaves the older set, marked approximate; at report
+ * time a program still at its peak gets an exact copy.
+ *
+ * Totals are global atomics: one cache line the hot path shares between
+ * threads (see docs/PERFORMANCE.md for what that costs).
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "clock.h"
+#include "core_internal.h"
+#include "history.h"
+#include "spinlock.h"
+
+static _Atomic uint64_t live_objects, live_bytes;
+static _Atomic uint64_t max_objects, max_bytes;
+static _Atomic int pending;
+
+/* Under `lock`: the peak key and its copied set. */
+static lt_spinlock lock;
+/* Atomic only so the hot path's pre-check may read them without it. */
+static _Atomic uint64_t key_bytes, key_objects;
+static uint64_t key_ticks;
+static int set_exact;      /* the set below belongs to the current key */
+static uint64_t set_created; /* lt_created_count() when it was copied */
+static uint64_t set_objects, set_bytes, set_ticks;
+static lt_site_count *set_sites;
+static size_t set_count, set_capacity;
+
+static void raise_to(_Atomic uint64_t *mark, uint64_t value)
+{
+    uint64_t seen = atomic_load_explicit(mark, memory_order_relaxed);
+    while (value > seen &&
+           !atomic_compare_exchange_weak_explicit(mark, &seen, value, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+/* The peak is where live bytes were highest; among equal bytes (or with
+ * no sized objects at all) where objects were. */
+static int beats_key(uint64_t bytes, uint64_t objects)
+{
+    uint64_t peak_bytes = atomic_load_explicit(&key_bytes, memory_order_relaxed);
+    return bytes > peak_bytes ||
+           (bytes == peak_bytes && objects > atomic_load_explicit(&key_objects, memory_order_relaxed));
+}
+
+void lt_peak_created(uint64_t bytes)
+{
+    uint64_t objects = atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed) + 1;
+    uint64_t total = bytes ? atomic_fetch_add_explicit(&live_bytes, bytes, memory_order_relaxed) + bytes
+                           : atomic_load_explicit(&live_bytes, memory_order_relaxed);
+    raise_to(&max_objects, objects);
+    raise_to(&max_bytes, total);
+    /* Racy pre-check: only a candidate takes the lock. */
+    if (!beats_key(total, objects))
+        return;
+    lt_spin_lock(&lock);
+    if (beats_key(total, objects)) {
+        atomic_store_explicit(&key_bytes, total, memory_order_relaxed);
+        atomic_store_explicit(&key_objects, objects, memory_order_relaxed);
+        key_ticks = lt_ticks();
+        set_exact = 0;
+        atomic_store_explicit(&pending, 1, memory_order_release);
+    }
+    lt_spin_unlock(&lock);
+}
+
+/* Copy the per-site counters as the peak set. Caller holds `lock`. */
+static void copy_set(uint64_t created)
+{
+    size_t total = 0;
+    lt_sites_live(NULL, 0, &total);
+    if (total + 16 > set_capacity) {
+        size_t capacity = (total + 16) * 2;
+        lt_site_count *sites = lt_malloc(capacity * sizeof *sites);
+        if (!sites) {
+            lt_out_of_memory("the peak's live set");
+            return;
+        }
+        lt_free(set_sites);
+        set_sites = sites;
+        set_capacity = capacity;
+    }
+    set_count = lt_sites_live(set_sites, set_capacity, NULL);
+    set_objects = atomic_load_explicit(&key_objects, memory_order_relaxed);
+    set_bytes = atomic_load_explicit(&key_bytes, memory_order_relaxed);
+    set_ticks = key_ticks;
+    set_created = created;
+    set_exact = 1;
+}
+
+void lt_peak_before_death(void)
+{
+    if (!atomic_load_explicit(&pending, memory_order_acquire))
+        return;
+    lt_spin_lock(&lock);
+    if (atomic_load_explicit(&pending, memory_order_relaxed)) {
+        atomic_store_explicit(&pending, 0, memory_order_relaxed);
+        uint64_t created = lt_created_count();
+        if (created - set_created >= set_count)
+            copy_set(created);
+    }
+    lt_spin_unlock(&lock);
+}
+
+void lt_peak_died(uint64_t bytes)
+{
+    atomic_fetch_sub_explicit(&live_objects, 1, memory_order_relaxed);
+    if (bytes)
+        atomic_fetch_sub_explicit(&live_bytes, bytes, memory_order_relaxed);
+}
+
+void lt_live_totals(uint64_t *objects, uint64_t *bytes)
+{
+    *objects = atomic_load_explicit(&live_objects, memory_order_relaxed);
+    *bytes = atomic_load_explicit(&live_bytes, memory_order_relaxed);
+}
+
+void lt_peak_marks(uint64_t *objects, uint64_t *bytes)
+{
+    *objects = atomic_load_explicit(&max_objects, memory_order_relaxed);
+    *bytes = atomic_load_explicit(&max_bytes, memory_order_relaxed);
+}
+
+int lt_peak_get(lt_peak_info *out)
+{
+    memset(out, 0, sizeof *out);
+    lt_peak_marks(&out->objects, &out->bytes);
+    lt_spin_lock(&lock);
+    if (!set_exact) {
+        /* Still at the peak (nothing died since)? Then the live set now
+         * is the peak's. */
+        uint64_t objects, bytes;
+        lt_live_totals(&objects, &bytes);
+        if (bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
+            objects == atomic_load_explicit(&key_objects, memory_order_relaxed)) {
+            atomic_store_explicit(&pending, 0, memory_order_relaxed);
+            copy_set(lt_created_count());
+        }
+    }
+    out->approximate = !set_exact;
+    out->set_objects = set_objects;
+    out->set_bytes = set_bytes;
+    out->time_ns = lt_ticks_to_ns(set_ticks);
+    out->site_count = set_count;
+    out->sites = set_count ? lt_malloc(set_count * sizeof *out->sites) : NULL;
+    if (out->sites)
+        memcpy(out->sites, set_sites, set_count * sizeof *out->sites);
+    else
+        out->site_count = 0;
+    lt_spin_unlock(&lock);
+    return 1;
+}

@@ -1,0 +1,361 @@
+/*
+ * Call stacks: capture with libunwind, intern, read back trimmed to the
+ * application's frames.
+ *
+ * Notes on locking
+ * ----------------
+ * The intern table is split into STRIPE_COUNT stripes chosen from the high
+ * bits of a stack's hash (buckets from the low bits). stripe->lock protects
+ * the stripe's buckets, chains and arena. Entries are immutable once
+ * published, except their live counters (atomics) and `app_start` (a
+ * benign, idempotent cache written without a lock).
+ *
+ * Ids index a two-level table (chunks of CHUNK_SIZE pointers, allocated
+ * once and never moved), so reading an id needs no lock: an id is handed
+ * out only after its slot is stored with release order.
+ *
+ * Each thread remembers the stacks it interned last (a small direct-mapped
+ * cache keyed by hash): a loop creating objects from one place skips the
+ * stripe lock entirely after its first pass.
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_internal.h"
+#include "spinlock.h"
+#include "stacks.h"
+#include "symbols.h"
+
+#define STRIPE_BITS 6u
+#define STRIPE_COUNT (1u << STRIPE_BITS)
+#define INITIAL_BUCKETS 64u
+#define ARENA_BLOCK (64u * 1024u)
+#define CHUNK_BITS 12u
+#define CHUNK_SIZE (1u << CHUNK_BITS)
+#define MAX_CHUNKS 4096u /* 16 M unique stacks */
+/* Small: a dlopen()ed library's initial-exec TLS comes from a reserve of
+ * about 1.5 KiB shared by every such library in the process. */
+#define THREAD_CACHE_SIZE 16u
+
+typedef struct stack_entry {
+    struct stack_entry *chain;
+    uint64_t hash;
+    _Atomic int64_t live_objects;
+    _Atomic int64_t live_bytes;
+    livetrack_stack_id id;
+    uint8_t domain;
+    uint8_t type;
+    uint8_t depth;
+    int8_t app_start; /* first application frame, -1 until computed */
+    uintptr_t frames[];
+} stack_entry;
+
+typedef struct stripe {
+    lt_spinlock lock;
+    stack_entry **buckets;
+    uint32_t bucket_mask;
+    uint32_t entries;
+    char *arena;        /* current block */
+    size_t arena_left;
+} __attribute__((aligned(64))) stripe;
+
+static stripe stripes[STRIPE_COUNT];
+static stack_entry **_Atomic chunks[MAX_CHUNKS];
+static _Atomic uint32_t next_id = 1;
+static _Atomic uint64_t arena_bytes;
+static lt_spinlock chunk_lock;
+/* With call sites off every (domain, type) has one frameless site. */
+static _Atomic livetrack_stack_id kind_sites[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
+
+typedef struct cached_stack {
+    uint64_t hash;
+    stack_entry *entry;
+} cached_stack;
+static _Thread_local cached_stack thread_cache[THREAD_CACHE_SIZE];
+
+static uint64_t hash_stack(unsigned kind, const uintptr_t *frames, unsigned depth)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ kind ^ ((uint64_t)depth << 32);
+    for (unsigned i = 0; i < depth; i++) {
+        h ^= frames[i];
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    h ^= h >> 29;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
+    return h;
+}
+
+static stack_entry *entry_of(livetrack_stack_id id)
+{
+    if (!id)
+        return NULL;
+    uint32_t index = id - 1;
+    if (index >= (uint32_t)MAX_CHUNKS * CHUNK_SIZE)
+        return NULL;
+    stack_entry **chunk = atomic_load_explicit(&chunks[index >> CHUNK_BITS], memory_order_acquire);
+    if (!chunk)
+        return NULL;
+    return __atomic_load_n(&chunk[index & (CHUNK_SIZE - 1)], __ATOMIC_ACQUIRE);
+}
+
+/* Give an entry its id. Caller holds its stripe lock. */
+static int publish(stack_entry *entry)
+{
+    uint32_t id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+    uint32_t index = id - 1;
+    if (index >= (uint32_t)MAX_CHUNKS * CHUNK_SIZE)
+        return 0;
+    _Atomic(stack_entry **) *slot = &chunks[index >> CHUNK_BITS];
+    stack_entry **chunk = atomic_load_explicit(slot, memory_order_acquire);
+    if (!chunk) {
+        lt_spin_lock(&chunk_lock);
+        chunk = atomic_load_explicit(slot, memory_order_acquire);
+        if (!chunk) {
+            chunk = lt_calloc(CHUNK_SIZE, sizeof *chunk);
+            if (chunk) {
+                atomic_fetch_add_explicit(&arena_bytes, CHUNK_SIZE * sizeof *chunk, memory_order_relaxed);
+                atomic_store_explicit(slot, chunk, memory_order_release);
+            }
+        }
+        lt_spin_unlock(&chunk_lock);
+        if (!chunk)
+            return 0;
+    }
+    entry->id = id;
+    __atomic_store_n(&chunk[index & (CHUNK_SIZE - 1)], entry, __ATOMIC_RELEASE);
+    return 1;
+}
+
+static void *arena_take(stripe *s, size_t size)
+{
+    size = (size + 15u) & ~(size_t)15u;
+    if (s->arena_left < size) {
+        size_t block = size > ARENA_BLOCK ? size : ARENA_BLOCK;
+        char *memory = lt_malloc(block);
+        if (!memory)
+            return NULL;
+        atomic_fetch_add_explicit(&arena_bytes, block, memory_order_relaxed);
+        s->arena = memory;
+        s->arena_left = block;
+    }
+    void *out = s->arena;
+    s->arena += size;
+    s->arena_left -= size;
+    return out;
+}
+
+static void maybe_grow(stripe *s)
+{
+    if (s->entries <= s->bucket_mask)
+        return;
+    uint32_t count = (s->bucket_mask + 1) * 2;
+    stack_entry **buckets = lt_calloc(count, sizeof *buckets);
+    if (!buckets)
+        return; /* longer chains, nothing lost */
+    for (uint32_t i = 0; i <= s->bucket_mask; i++) {
+        for (stack_entry *e = s->buckets[i], *next; e; e = next) {
+            next = e->chain;
+            e->chain = buckets[e->hash & (count - 1)];
+            buckets[e->hash & (count - 1)] = e;
+        }
+    }
+    lt_free(s->buckets);
+    s->buckets = buckets;
+    s->bucket_mask = count - 1;
+}
+
+static int same(const stack_entry *e, uint64_t hash, unsigned domain, unsigned type, const uintptr_t *frames,
+                unsigned depth)
+{
+    return e->hash == hash && e->domain == domain && e->type == type && e->depth == depth &&
+           !memcmp(e->frames, frames, depth * sizeof *frames);
+}
+
+static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t *frames, unsigned depth)
+{
+    uint64_t hash = hash_stack(domain << 8 | type, frames, depth);
+    cached_stack *cached = &thread_cache[hash & (THREAD_CACHE_SIZE - 1)];
+    if (cached->entry && same(cached->entry, hash, domain, type, frames, depth))
+        return cached->entry->id;
+
+    stripe *s = &stripes[hash >> (64 - STRIPE_BITS)];
+    stack_entry *found = NULL;
+    lt_spin_lock(&s->lock);
+    if (!s->bucket_mask) {
+        s->buckets = lt_calloc(INITIAL_BUCKETS, sizeof *s->buckets);
+        if (s->buckets)
+            s->bucket_mask = INITIAL_BUCKETS - 1;
+    }
+    if (s->bucket_mask) {
+        for (stack_entry *e = s->buckets[hash & s->bucket_mask]; e; e = e->chain)
+            if (same(e, hash, domain, type, frames, depth)) {
+                found = e;
+                break;
+            }
+        if (!found) {
+            stack_entry *e = arena_take(s, sizeof *e + depth * sizeof *frames);
+            if (e) {
+                memset(e, 0, sizeof *e);
+                e->hash = hash;
+                e->domain = (uint8_t)domain;
+                e->type = (uint8_t)type;
+                e->depth = (uint8_t)depth;
+                e->app_start = -1;
+                memcpy(e->frames, frames, depth * sizeof *frames);
+                if (publish(e)) {
+                    e->chain = s->buckets[hash & s->bucket_mask];
+                    s->buckets[hash & s->bucket_mask] = e;
+                    s->entries++;
+                    maybe_grow(s);
+                    found = e;
+                }
+            }
+        }
+    }
+    lt_spin_unlock(&s->lock);
+    if (!found) {
+        lt_out_of_memory("a call stack");
+        return 0;
+    }
+    *cached = (cached_stack){hash, found};
+    return found->id;
+}
+
+livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type)
+{
+    if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
+        type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
+    long depth = lt_get_settings()->stack_depth;
+    if (depth <= 0) {
+        livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
+        if (!id) {
+            id = intern(domain, type, NULL, 0);
+            atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
+        }
+        return id;
+    }
+    void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK];
+    int count = unw_backtrace(frames, (int)(depth + LT_STACK_SLACK));
+    if (count < 0)
+        count = 0;
+    return intern(domain, type, (const uintptr_t *)frames, (unsigned)count);
+}
+
+const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count)
+{
+    stack_entry *e = entry_of(id);
+    *count = e ? e->depth : 0;
+    return e ? e->frames : NULL;
+}
+
+void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type)
+{
+    stack_entry *e = entry_of(id);
+    *domain = e ? e->domain : 0;
+    *type = e ? e->type : LIVETRACK_ANY_TYPE;
+}
+
+void lt_site_add(livetrack_stack_id id, int64_t objects, int64_t bytes)
+{
+    stack_entry *e = entry_of(id);
+    if (!e)
+        return;
+    atomic_fetch_add_explicit(&e->live_objects, objects, memory_order_relaxed);
+    if (bytes)
+        atomic_fetch_add_explicit(&e->live_bytes, bytes, memory_order_relaxed);
+}
+
+size_t lt_sites_live(lt_site_count *out, size_t max, size_t *total)
+{
+    uint32_t end = atomic_load_explicit(&next_id, memory_order_acquire);
+    size_t written = 0, all = 0;
+    for (uint32_t id = 1; id < end; id++) {
+        stack_entry *e = entry_of(id);
+        if (!e)
+            continue;
+        int64_t objects = atomic_load_explicit(&e->live_objects, memory_order_relaxed);
+        if (objects <= 0)
+            continue;
+        all++;
+        if (written < max) {
+            int64_t bytes = atomic_load_explicit(&e->live_bytes, memory_order_relaxed);
+            out[written++] = (lt_site_count){id, e->domain, e->type, (uint64_t)objects, bytes > 0 ? (uint64_t)bytes : 0};
+        }
+    }
+    if (total)
+        *total = all;
+    return written;
+}
+
+uint64_t lt_stack_count(void) { return atomic_load(&next_id) - 1; }
+uint64_t lt_stack_bytes(void) { return atomic_load(&arena_bytes); }
+
+void lt_stacks_lock_all(void)
+{
+    lt_spin_lock(&chunk_lock);
+    for (unsigned i = 0; i < STRIPE_COUNT; i++)
+        lt_spin_lock(&stripes[i].lock);
+}
+
+void lt_stacks_unlock_all(void)
+{
+    for (unsigned i = STRIPE_COUNT; i-- > 0;)
+        lt_spin_unlock(&stripes[i].lock);
+    lt_spin_unlock(&chunk_lock);
+}
+
+/* ---- public reading ---------------------------------------------------- */
+
+/* Index of the first frame that is the application's: frames inside
+ * livetrack, the loaders and the runtimes come first and are dropped. */
+static unsigned app_start(stack_entry *e)
+{
+    int8_t start = __atomic_load_n(&e->app_start, __ATOMIC_RELAXED);
+    if (start >= 0)
+        return (unsigned)start;
+    unsigned i = 0;
+    /* Scan from the outside in: the last internal frame ends the prefix,
+     * so a callback into the application from inside a driver (rare)
+     * does not cut the stack short at its first application frame. */
+    for (unsigned j = 0; j < e->depth; j++)
+        if (lt_address_is_internal(e->frames[j]))
+            i = j + 1;
+    if (i >= e->depth)
+        i = 0; /* nothing but internal frames: show them rather than nothing */
+    __atomic_store_n(&e->app_start, (int8_t)i, __ATOMIC_RELAXED);
+    return i;
+}
+
+livetrack_stack_id livetrack_capture_stack(void)
+{
+    if (lt_get_settings()->stack_depth <= 0)
+        return 0;
+    return lt_stack_capture(LIVETRACK_DOMAIN_COUNT, 0);
+}
+
+size_t livetrack_stack_addresses(livetrack_stack_id stack, uintptr_t *out, size_t max)
+{
+    stack_entry *e = entry_of(stack);
+    if (!e || !out)
+        return 0;
+    unsigned start = app_start(e);
+    size_t depth = (size_t)lt_get_settings()->stack_depth;
+    size_t count = 0;
+    for (unsigned i = start; i < e->depth && count < depth && count < max; i++)
+        out[count++] = e->frames[i];
+    return count;
+}
+
+size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out, size_t max)
+{
+    uintptr_t addresses[LT_MAX_STACK_DEPTH];
+    size_t count = livetrack_stack_addresses(stack, addresses, LT_MAX_STACK_DEPTH);
+    size_t used = 0;
+    for (size_t i = 0; i < count && used < max; i++)
+        used += lt_symbolize_address(addresses[i], out + used, max - used);
+    return used;
+}

@@ -1,0 +1,173 @@
+/*
+ * The CSV timeline (LIVETRACK_CSV): one row per lifecycle event with the
+ * live counts after it and the process's memory from /proc/self/status.
+ *
+ * Each row is formatted in full and handed to one write() on a file opened
+ * with O_APPEND, and nothing is buffered in the process: a crash loses at
+ * most the row being written, and rows of several threads (or of a forked
+ * child sharing the file) never interleave. Rows are numbered and written
+ * under one mutex, so their order is the order of the events; the timeline
+ * is opt-in and this lock is never taken when it is off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core_internal.h"
+#include "history.h"
+#include "timeline.h"
+
+#define METRIC_COUNT 5
+
+int lt_timeline_on;
+
+static const char header[] =
+    "seq,time_ms,event,call,api,type,handle,bytes,type_live,live_objects,live_bytes,"
+    "vm_size_kb,vm_rss_kb,vm_data_kb,vm_peak_kb,threads,"
+    "d_vm_size_kb,d_vm_rss_kb,d_vm_data_kb,d_vm_peak_kb,d_threads\n";
+
+/* The /proc/self/status fields, in column order. */
+static const char *const metric_names[METRIC_COUNT] = {"VmSize:", "VmRSS:", "VmData:", "VmPeak:", "Threads:"};
+static const char *const event_names[] = {"create", "retain", "release", "destroy", "misuse"};
+
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static int csv_fd = -1;
+static int status_fd = -1;
+static uint64_t rows;
+static long previous[METRIC_COUNT];
+static _Atomic int64_t type_live[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
+
+void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta)
+{
+    if (domain < LIVETRACK_DOMAIN_COUNT && type <= LIVETRACK_MAX_TYPES)
+        atomic_fetch_add_explicit(&type_live[domain][type], delta, memory_order_relaxed);
+}
+
+static void write_all(int fd, const char *text, size_t length)
+{
+    while (length) {
+        ssize_t done = write(fd, text, length);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return; /* disk full or closed: the timeline ends, the program goes on */
+        text += done;
+        length -= (size_t)done;
+    }
+}
+
+static void read_metrics(long out[METRIC_COUNT])
+{
+    char text[4096];
+    memset(out, 0, METRIC_COUNT * sizeof *out);
+    ssize_t length = status_fd >= 0 ? pread(status_fd, text, sizeof text - 1, 0) : -1;
+    if (length <= 0)
+        return;
+    text[length] = '\0';
+    for (int i = 0; i < METRIC_COUNT; i++) {
+        const char *at = strstr(text, metric_names[i]);
+        if (at)
+            out[i] = strtol(at + strlen(metric_names[i]), NULL, 10);
+    }
+}
+
+/* Open the file named by the setting; 0 when there is none or it fails. */
+static int open_csv(void)
+{
+    const char *pattern = lt_get_settings()->csv;
+    if (!pattern)
+        return 0;
+    char path[4096];
+    if (!lt_expand_path(pattern, path, sizeof path)) {
+        lt_diag("LIVETRACK_CSV=\"%s\" is too long; no timeline", pattern);
+        return 0;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        lt_diag("cannot write the timeline to \"%s\": %s", path, strerror(errno));
+        return 0;
+    }
+    csv_fd = fd;
+    rows = 0;
+    memset(previous, 0, sizeof previous);
+    write_all(csv_fd, header, sizeof header - 1);
+    return 1;
+}
+
+__attribute__((constructor)) static void timeline_start(void)
+{
+    if (!open_csv())
+        return;
+    status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    lt_timeline_on = 1;
+}
+
+/* Front ends may name their wrappers "<call>_wrap": show the call. */
+static size_t call_length(const char *call)
+{
+    size_t length = strlen(call);
+    if (length > 5 && !strcmp(call + length - 5, "_wrap"))
+        length -= 5;
+    return length;
+}
+
+void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
+                       uint64_t bytes)
+{
+    char row[512];
+    long metrics[METRIC_COUNT];
+    uint64_t live_objects, live_bytes;
+    int64_t of_type = domain < LIVETRACK_DOMAIN_COUNT && type <= LIVETRACK_MAX_TYPES
+                          ? atomic_load_explicit(&type_live[domain][type], memory_order_relaxed)
+                          : 0;
+    const char *type_name = kind == LT_EVENT_MISUSE && type == LIVETRACK_ANY_TYPE ? "" : livetrack_type_name(domain, type);
+    const char *api = domain ? livetrack_domain_name(domain) : "";
+    if (!call)
+        call = "";
+
+    pthread_mutex_lock(&mutex);
+    if (csv_fd < 0) {
+        pthread_mutex_unlock(&mutex);
+        return;
+    }
+    lt_live_totals(&live_objects, &live_bytes);
+    read_metrics(metrics);
+    double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
+    int length = snprintf(row, sizeof row,
+                          "%llu,%.3f,%s,%.*s,%s,%s,0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n",
+                          (unsigned long long)++rows, ms, event_names[kind], (int)call_length(call), call, api,
+                          type_name, (unsigned long long)handle, (unsigned long long)bytes, (long long)of_type,
+                          (unsigned long long)live_objects, (unsigned long long)live_bytes, metrics[0], metrics[1],
+                          metrics[2], metrics[3], metrics[4], metrics[0] - previous[0], metrics[1] - previous[1],
+                          metrics[2] - previous[2], metrics[3] - previous[3], metrics[4] - previous[4]);
+    memcpy(previous, metrics, sizeof previous);
+    if (length > 0)
+        write_all(csv_fd, row, (size_t)length < sizeof row ? (size_t)length : sizeof row - 1);
+    pthread_mutex_unlock(&mutex);
+}
+
+void lt_timeline_lock(void) { pthread_mutex_lock(&mutex); }
+void lt_timeline_unlock(void) { pthread_mutex_unlock(&mutex); }
+
+void lt_timeline_after_fork_child(void)
+{
+    /* The child's rows go to its own file when the name has the pid in
+     * it; otherwise both processes append whole rows to the same file. */
+    const char *pattern = lt_get_settings()->csv;
+    if (csv_fd >= 0 && pattern && strstr(pattern, "%p")) {
+        close(csv_fd);
+        csv_fd = -1;
+        open_csv();
+    }
+    if (status_fd >= 0) {
+        /* /proc/self is resolved at open: the child must reopen it. */
+        close(status_fd);
+        status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    }
+}
