@@ -1,0 +1,441 @@
+/*
+ * Call sites, misuse stacks, the CSV timeline, the peak marks and scoped
+ * marks, through the public API alone.
+ *
+ * Settings are read once per process, so each case that needs its own
+ * LIVETRACK_* environment runs in a fresh copy of this program
+ * (/proc/self/exe CASE) and the parent checks what it printed or wrote.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "livetrack/livetrack.h"
+
+enum { T_BUFFER, T_EVENT, T_COUNT };
+static const char *const type_names[T_COUNT] = {"test_buffer", "test_event"};
+
+/* Source lines of the calls the stacks must point at. */
+static int line_site_a, line_site_b, line_make, line_drop, line_misuse;
+
+static livetrack_status create_object(uint64_t handle, unsigned type, uint64_t bytes, const char *call)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = type, .handle = handle, .bytes = bytes,
+                                   .call = call};
+    return livetrack_create(&object);
+}
+
+__attribute__((noinline)) static void create_at_site_a(uint64_t handle)
+{
+    line_site_a = __LINE__ + 1;
+    create_object(handle, T_BUFFER, 64, "createA");
+    __asm__ volatile("" ::: "memory"); /* keep the call a call, not a tail jump */
+}
+
+__attribute__((noinline)) static void create_at_site_b(uint64_t handle)
+{
+    line_site_b = __LINE__ + 1;
+    create_object(handle, T_EVENT, 0, "createB");
+    __asm__ volatile("" ::: "memory");
+}
+
+/* The frame whose function is `function`, or NULL. */
+static const livetrack_frame *find_frame(const livetrack_frame *frames, size_t count, const char *function)
+{
+    for (size_t i = 0; i < count; i++)
+        if (frames[i].function && !strcmp(frames[i].function, function))
+            return &frames[i];
+    return NULL;
+}
+
+static void check_site(livetrack_stack_id stack, const char *function, int line)
+{
+    livetrack_frame frames[64];
+    size_t count = livetrack_stack_symbolize(stack, frames, 64);
+    CHECK(count > 0);
+    const livetrack_frame *frame = find_frame(frames, count, function);
+    CHECK(frame != NULL);
+    if (!frame)
+        return;
+    CHECK(frame->file && strstr(frame->file, "test_callsites.c"));
+    CHECK_EQ_INT(frame->line, line);
+    /* The first frame is the application's: nothing of livetrack's. */
+    CHECK(frames[0].module && !strstr(frames[0].module, "liblivetrack"));
+}
+
+/* ---- cases run in this process ----------------------------------------- */
+
+static int case_interning(void)
+{
+    livetrack_stats before, warm, after;
+    livetrack_get_stats(&before);
+    livetrack_stack_id site_a = 0, site_b = 0;
+    int mixed = 0;
+    for (uint64_t i = 0; i < 1000000; i++) {
+        uint64_t handle = 0x1000 + (i % 64) * 16;
+        if (i & 1)
+            create_at_site_b(handle);
+        else
+            create_at_site_a(handle);
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, handle, &object) == LIVETRACK_OK);
+        livetrack_stack_id *seen = (i & 1) ? &site_b : &site_a;
+        if (!*seen)
+            *seen = object.stack;
+        mixed += object.stack != *seen;
+        livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, "destroy");
+        if (i == 1000)
+            livetrack_get_stats(&warm);
+    }
+    livetrack_get_stats(&after);
+    CHECK_EQ_INT(mixed, 0);
+    CHECK(site_a && site_b && site_a != site_b);
+    /* Two call sites: two stacks, whatever the number of events. */
+    CHECK_EQ_INT(after.unique_stacks - before.unique_stacks, 2);
+    /* Memory grows with unique stacks, not with events. */
+    CHECK_EQ_INT(after.stack_bytes, warm.stack_bytes);
+    CHECK_EQ_INT(after.node_bytes, warm.node_bytes);
+    check_site(site_a, "create_at_site_a", line_site_a);
+    check_site(site_b, "create_at_site_b", line_site_b);
+    uintptr_t addresses[64];
+    CHECK_EQ_INT(livetrack_stack_addresses(site_a, addresses, 2), 2); /* bounded by max */
+    CHECK(livetrack_stack_addresses(site_a, addresses, 64) <= 16);    /* bounded by the depth */
+    CHECK_EQ_INT(livetrack_stack_addresses(0, addresses, 64), 0);
+    CHECK_EQ_INT(livetrack_stack_addresses(0x7fffffff, addresses, 64), 0);
+    return check_summary("callsites interning");
+}
+
+static int case_depth_zero(void)
+{
+    create_at_site_a(0x10);
+    create_at_site_a(0x20);
+    create_at_site_b(0x30);
+    livetrack_object a1, a2, b;
+    CHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, 0x10, &a1) == LIVETRACK_OK);
+    CHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, 0x20, &a2) == LIVETRACK_OK);
+    CHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, 0x30, &b) == LIVETRACK_OK);
+    /* Off: still one site per kind of object, but without frames. */
+    CHECK(a1.stack != 0 && a1.stack == a2.stack && a1.stack != b.stack);
+    uintptr_t addresses[8];
+    CHECK_EQ_INT(livetrack_stack_addresses(a1.stack, addresses, 8), 0);
+    CHECK_EQ_INT(livetrack_capture_stack(), 0);
+    return check_summary("callsites depth 0");
+}
+
+__attribute__((noinline)) static void make_object(uint64_t handle)
+{
+    line_make = __LINE__ + 1;
+    create_object(handle, T_BUFFER, 4096, "make");
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void drop_object(uint64_t handle)
+{
+    line_drop = __LINE__ + 1;
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, handle, NULL, "drop");
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void misuse_object(uint64_t handle)
+{
+    if (livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, handle, NULL, "drop") != LIVETRACK_OK) {
+        line_misuse = __LINE__ + 1;
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, handle, "drop(0x%llx): released twice", (unsigned long long)handle);
+        __asm__ volatile("" ::: "memory");
+    }
+}
+
+static int case_misuse(void)
+{
+    make_object(0xabc0);
+    drop_object(0xabc0);
+    misuse_object(0xabc0);
+    livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, 0xdead0, "never made");
+    /* The lines for the parent to look for, on stdout. */
+    printf("lines %d %d %d\n", line_make, line_drop, line_misuse);
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    printf("misuse %llu\n", (unsigned long long)stats.misuse);
+    return 0;
+}
+
+static int case_timeline(void)
+{
+    create_object(0x100, T_BUFFER, 100, "mkbuf");
+    create_object(0x200, T_BUFFER, 50, "mkbuf");
+    create_object(0x300, T_EVENT, 0, "mkevent");
+    livetrack_retain(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x100, "keep");
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x100, NULL, "drop");
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x100, NULL, "drop");
+    livetrack_destroy(LIVETRACK_DOMAIN_USER, T_EVENT, 0x300, "free_wrap");
+    livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, 0x300, "used after free");
+    /* Failed calls are not events. */
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x999, NULL, "drop");
+    return 0;
+}
+
+static int case_peak_and_marks(void)
+{
+    for (uint64_t i = 1; i <= 100; i++)
+        create_object(i * 16, T_BUFFER, 10, "mk");
+    for (uint64_t i = 1; i <= 100; i++)
+        livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, i * 16, "rm");
+    create_object(0x5000, T_EVENT, 0, "mk");
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.peak_objects, 100);
+    CHECK_EQ_INT(stats.peak_bytes, 1000);
+    CHECK_EQ_INT(stats.live_objects, 1);
+
+    uint64_t mark = livetrack_mark();
+    create_object(0x6000, T_EVENT, 0, "mk");
+    create_object(0x7000, T_BUFFER, 8, "mk");
+    create_object(0x8000, T_BUFFER, 8, "mk");
+    livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x7000, "rm");
+    livetrack_snapshot *since = livetrack_snapshot_since(LIVETRACK_DOMAIN_ANY, NULL, mark);
+    CHECK_EQ_INT(livetrack_snapshot_count(since), 2);
+    const livetrack_object *newest = livetrack_snapshot_at(since, 0);
+    CHECK(newest && newest->handle == 0x8000);
+    livetrack_snapshot_free(since);
+    livetrack_snapshot *all = livetrack_snapshot_take(LIVETRACK_DOMAIN_ANY, NULL);
+    CHECK_EQ_INT(livetrack_snapshot_count(all), 3);
+    livetrack_snapshot_free(all);
+    CHECK_EQ_INT(livetrack_snapshot_count(livetrack_snapshot_since(LIVETRACK_DOMAIN_ANY, NULL, livetrack_mark())), 0);
+    return check_summary("callsites peak and marks");
+}
+
+/* ---- the parent: run cases in fresh processes -------------------------- */
+
+static char self[4096];
+
+/* Run `name` with extra environment; stdout and stderr go to files. */
+static int run_case(const char *name, const char *const *environment, const char *out_path, const char *err_path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (const char *const *e = environment; e && *e; e += 2)
+            setenv(e[0], e[1], 1);
+        if (!freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr))
+            _exit(126);
+        execl(self, self, name, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return NULL;
+    static char text[1 << 16];
+    size_t length = fread(text, 1, sizeof text - 1, file);
+    text[length] = '\0';
+    fclose(file);
+    return text;
+}
+
+/* Whether `text` has a line containing both needles, after `from`. */
+static const char *line_with(const char *text, const char *first, const char *second)
+{
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        char buffer[2048];
+        snprintf(buffer, sizeof buffer, "%.*s", (int)length, line);
+        if (strstr(buffer, first) && (!second || strstr(buffer, second)))
+            return line;
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+static void check_misuse_output(const char *dir)
+{
+    char out[600], err[600];
+    snprintf(out, sizeof out, "%s/misuse.out", dir);
+    snprintf(err, sizeof err, "%s/misuse.err", dir);
+    const char *environment[] = {"LIVETRACK_RELEASE_STACKS", "1", "LIVETRACK_EXIT_REPORT", "off", NULL};
+    CHECK_EQ_INT(run_case("misuse", environment, out, err), 0);
+    int make = 0, drop = 0, misuse = 0;
+    const char *stdout_text = slurp(out);
+    CHECK(stdout_text && sscanf(stdout_text, "lines %d %d %d", &make, &drop, &misuse) == 3);
+    CHECK(stdout_text && strstr(stdout_text, "misuse 2\n"));
+    const char *text = slurp(err);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    char where[64];
+    /* The bad call, then the creation, then the release: three stacks. */
+    const char *error = line_with(text, "livetrack: ERROR: drop(0xabc0): released twice", NULL);
+    CHECK(error != NULL);
+    snprintf(where, sizeof where, "test_callsites.c:%d", misuse);
+    const char *call = error ? line_with(error, "#0 ", "in misuse_object") : NULL;
+    CHECK(call && line_with(call, where, NULL) == call);
+    const char *created = error ? line_with(error, "livetrack: test_buffer 0xabc0 was created at:", NULL) : NULL;
+    CHECK(created != NULL);
+    snprintf(where, sizeof where, "test_callsites.c:%d", make);
+    const char *made = created ? line_with(created, "in make_object", NULL) : NULL;
+    CHECK(made && line_with(made, where, NULL) == made);
+    const char *released = created ? line_with(created, "livetrack: and released at:", NULL) : NULL;
+    CHECK(released != NULL);
+    snprintf(where, sizeof where, "test_callsites.c:%d", drop);
+    const char *dropped = released ? line_with(released, "in drop_object", NULL) : NULL;
+    CHECK(dropped && line_with(dropped, where, NULL) == dropped);
+    /* A handle never seen says so. */
+    const char *never = line_with(text, "livetrack: ERROR: never made", NULL);
+    CHECK(never && line_with(never, "0xdead0 was never created", NULL));
+}
+
+typedef struct csv_row {
+    long long values[21];
+    char event[16], call[32], api[32], type[32], handle[32];
+} csv_row;
+
+static int parse_row(const char *line, csv_row *row)
+{
+    /* seq,time_ms,event,call,api,type,handle,bytes,... all numeric after handle */
+    double ms;
+    int used = 0;
+    if (sscanf(line, "%lld,%lf,%15[^,],%31[^,],%31[^,],%31[^,],%31[^,],%n", &row->values[0], &ms, row->event,
+               row->call, row->api, row->type, row->handle, &used) != 7 &&
+        sscanf(line, "%lld,%lf,%15[^,],,%31[^,],%31[^,],%31[^,],%n", &row->values[0], &ms, row->event, row->api,
+               row->type, row->handle, &used) != 6)
+        return 0;
+    if (!used)
+        return 0;
+    const char *p = line + used;
+    for (int i = 7; i < 21; i++) {
+        char *end;
+        row->values[i] = strtoll(p, &end, 10);
+        if (end == p)
+            return 0;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return 1;
+}
+
+static void check_timeline(const char *dir)
+{
+    char out[600], err[600], csv[600];
+    snprintf(out, sizeof out, "%s/timeline.out", dir);
+    snprintf(err, sizeof err, "%s/timeline.err", dir);
+    snprintf(csv, sizeof csv, "%s/timeline-%%p.csv", dir);
+    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_EXIT_REPORT", "off", NULL};
+    CHECK_EQ_INT(run_case("timeline", environment, out, err), 0);
+    /* %p became the child's pid: find the one file. */
+    char command[700], path[600] = "";
+    snprintf(command, sizeof command, "ls %s/timeline-*.csv", dir);
+    FILE *list = popen(command, "r");
+    CHECK(list && fgets(path, sizeof path, list));
+    if (list)
+        pclose(list);
+    path[strcspn(path, "\n")] = '\0';
+    CHECK(strstr(path, "timeline-%p") == NULL);
+    const char *text = slurp(path);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    const char *header = "seq,time_ms,event,call,api,type,handle,bytes,type_live,live_objects,live_bytes,"
+                         "vm_size_kb,vm_rss_kb,vm_data_kb,vm_peak_kb,threads,"
+                         "d_vm_size_kb,d_vm_rss_kb,d_vm_data_kb,d_vm_peak_kb,d_threads\n";
+    CHECK(strncmp(text, header, strlen(header)) == 0);
+    static const struct {
+        const char *event, *call, *type, *handle;
+        long long bytes, type_live, live_objects, live_bytes;
+    } expected[] = {
+        {"create", "mkbuf", "test_buffer", "0x100", 100, 1, 1, 100},
+        {"create", "mkbuf", "test_buffer", "0x200", 50, 2, 2, 150},
+        {"create", "mkevent", "test_event", "0x300", 0, 1, 3, 150},
+        {"retain", "keep", "test_buffer", "0x100", 100, 2, 3, 150},
+        {"release", "drop", "test_buffer", "0x100", 100, 2, 3, 150},
+        {"release", "drop", "test_buffer", "0x100", 100, 1, 2, 50},
+        {"destroy", "free", "test_event", "0x300", 0, 0, 1, 50},
+        {"misuse", "", "test_event", "0x300", 0, 0, 1, 50},
+    };
+    const size_t count = sizeof expected / sizeof expected[0];
+    const char *line = strchr(text, '\n') + 1;
+    csv_row previous = {0};
+    size_t rows = 0;
+    for (; *line && rows < count + 1; rows++) {
+        csv_row row = {0};
+        int parsed = parse_row(line, &row);
+        CHECK(parsed);
+        if (!parsed || rows >= count)
+            break;
+        CHECK_EQ_INT(row.values[0], (long long)rows + 1);
+        CHECK(!strcmp(row.event, expected[rows].event));
+        if (strcmp(row.call, expected[rows].call))
+            fprintf(stderr, "row %zu: call \"%s\", expected \"%s\"\n", rows + 1, row.call, expected[rows].call);
+        CHECK(!strcmp(row.call, expected[rows].call));
+        CHECK(!strcmp(row.api, "user"));
+        CHECK(!strcmp(row.type, expected[rows].type));
+        CHECK(!strcmp(row.handle, expected[rows].handle));
+        CHECK_EQ_INT(row.values[7], expected[rows].bytes);
+        CHECK_EQ_INT(row.values[8], expected[rows].type_live);
+        CHECK_EQ_INT(row.values[9], expected[rows].live_objects);
+        CHECK_EQ_INT(row.values[10], expected[rows].live_bytes);
+        CHECK(row.values[11] > 0 && row.values[12] > 0 && row.values[15] >= 1); /* VmSize, VmRSS, Threads */
+        for (int m = 0; m < 5; m++) /* signed deltas since the previous row */
+            CHECK_EQ_INT(row.values[16 + m], row.values[11 + m] - previous.values[11 + m]);
+        previous = row;
+        line = strchr(line, '\n');
+        line = line ? line + 1 : "";
+    }
+    CHECK_EQ_INT(rows, count); /* and the failed release wrote nothing */
+}
+
+int main(int argc, char **argv)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
+    if (argc > 1) {
+        if (!strcmp(argv[1], "interning"))
+            return case_interning();
+        if (!strcmp(argv[1], "depth0"))
+            return case_depth_zero();
+        if (!strcmp(argv[1], "misuse"))
+            return case_misuse();
+        if (!strcmp(argv[1], "timeline"))
+            return case_timeline();
+        if (!strcmp(argv[1], "peak"))
+            return case_peak_and_marks();
+        fprintf(stderr, "unknown case %s\n", argv[1]);
+        return 2;
+    }
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length <= 0)
+        return 1;
+    self[length] = '\0';
+    char dir[] = "/tmp/livetrack-callsites-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char out[600], err[600];
+    snprintf(out, sizeof out, "%s/case.out", dir);
+    snprintf(err, sizeof err, "%s/case.err", dir);
+    static const char *const plain[] = {"LIVETRACK_EXIT_REPORT", "off", NULL};
+    static const char *const off[] = {"LIVETRACK_STACK_DEPTH", "0", "LIVETRACK_EXIT_REPORT", "off", NULL};
+    const char *cases[][2] = {{"interning", NULL}, {"depth0", NULL}, {"peak", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int status = run_case(cases[i][0], i == 1 ? off : plain, out, err);
+        if (status) {
+            const char *text = slurp(out);
+            fprintf(stderr, "case %s failed (%d):\n%s", cases[i][0], status, text ? text : "");
+            text = slurp(err);
+            fprintf(stderr, "%s", text ? text : "");
+        }
+        CHECK_EQ_INT(status, 0);
+    }
+    check_misuse_output(dir);
+    check_timeline(dir);
+    char command[700];
+    snprintf(command, sizeof command, "rm -rf %s", dir);
+    if (system(command) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_summary("test_callsites");
+}
