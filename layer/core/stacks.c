@@ -172,7 +172,7 @@ static int same(const stack_entry *e, uint64_t hash, unsigned domain, unsigned t
                 unsigned depth)
 {
     return e->hash == hash && e->domain == domain && e->type == type && e->depth == depth &&
-           !memcmp(e->frames, frames, depth * sizeof *frames);
+           (!depth || !memcmp(e->frames, frames, depth * sizeof *frames));
 }
 
 static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t *frames, unsigned depth)
@@ -205,7 +205,8 @@ static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t
                 e->type = (uint8_t)type;
                 e->depth = (uint8_t)depth;
                 e->app_start = -1;
-                memcpy(e->frames, frames, depth * sizeof *frames);
+                if (depth)
+                    memcpy(e->frames, frames, depth * sizeof *frames);
                 if (publish(e)) {
                     e->chain = s->buckets[hash & s->bucket_mask];
                     s->buckets[hash & s->bucket_mask] = e;

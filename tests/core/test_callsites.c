@@ -204,7 +204,9 @@ static int case_peak_and_marks(void)
     livetrack_snapshot *all = livetrack_snapshot_take(LIVETRACK_DOMAIN_ANY, NULL);
     CHECK_EQ_INT(livetrack_snapshot_count(all), 3);
     livetrack_snapshot_free(all);
-    CHECK_EQ_INT(livetrack_snapshot_count(livetrack_snapshot_since(LIVETRACK_DOMAIN_ANY, NULL, livetrack_mark())), 0);
+    livetrack_snapshot *none = livetrack_snapshot_since(LIVETRACK_DOMAIN_ANY, NULL, livetrack_mark());
+    CHECK_EQ_INT(livetrack_snapshot_count(none), 0);
+    livetrack_snapshot_free(none);
     return check_summary("callsites peak and marks");
 }
 
