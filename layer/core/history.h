@@ -27,7 +27,8 @@ int lt_peak_get(lt_peak_info *out);
 
 /* The registry's side: every object that becomes live or dies. */
 void lt_peak_created(uint64_t bytes);
-void lt_peak_before_death(void); /* copies the peak set when one is pending */
+void lt_peak_before_death(void); /* copies the peak set when one is pending;
+                                    call it holding no shard lock */
 void lt_peak_died(uint64_t bytes);
 void lt_live_totals(uint64_t *objects, uint64_t *bytes);
 void lt_peak_marks(uint64_t *objects, uint64_t *bytes);

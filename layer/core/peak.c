@@ -2,14 +2,16 @@
  * The peak: high-water marks of live objects and bytes, and the live set
  * (by call site) at the moment live bytes were highest (ties: objects).
  *
- * Copying the set at every new high would cost O(sites) per create while
- * a program grows. Instead a new high only marks the peak "pending"; the
- * set is copied at the first death after it, when the live set is still
- * exactly the peak's (a growing phase only adds). Copies are amortised:
- * one is taken only when at least as many objects were created since the
- * last copy as there are sites, so the cost per event stays O(1). A copy
- * skipped that way leaves the older set, marked approximate; at report
- * time a program still at its peak gets an exact copy.
+ * Copying the set at every new high would cost O(live objects) per create
+ * while a program grows. Instead a new high only marks the peak "pending";
+ * the set is copied (a walk of the registry, grouped by call site) at the
+ * first death after it, when the live set is still exactly the peak's (a
+ * growing phase only adds). Copies are amortised: one is taken only when
+ * at least as many objects were created since the last copy as are live,
+ * so the cost per event stays O(1) and the hot path keeps no per-site
+ * counters. A copy skipped that way leaves the older set, marked
+ * approximate; at report time a program still at its peak gets an exact
+ * copy.
  *
  * Totals are global atomics: one cache line the hot path shares between
  * threads (see docs/PERFORMANCE.md for what that costs).
@@ -20,6 +22,7 @@
 #include "clock.h"
 #include "core_internal.h"
 #include "history.h"
+#include "registry_internal.h"
 #include "spinlock.h"
 
 static _Atomic uint64_t live_objects, live_bytes;
@@ -35,7 +38,7 @@ static int set_exact;      /* the set below belongs to the current key */
 static uint64_t set_created; /* lt_created_count() when it was copied */
 static uint64_t set_objects, set_bytes, set_ticks;
 static lt_site_count *set_sites;
-static size_t set_count, set_capacity;
+static size_t set_count;
 
 static void raise_to(_Atomic uint64_t *mark, uint64_t value)
 {
@@ -75,28 +78,56 @@ void lt_peak_created(uint64_t bytes)
     lt_spin_unlock(&lock);
 }
 
-/* Copy the per-site counters as the peak set. Caller holds `lock`. */
+/* Group the live set by call site into `set_sites`. Holds every shard
+ * lock while it walks; the caller holds `lock` (never taken under a shard
+ * lock, so the order is always peak lock, then shards). */
 static void copy_set(uint64_t created)
 {
-    size_t total = 0;
-    lt_sites_live(NULL, 0, &total);
-    if (total + 16 > set_capacity) {
-        size_t capacity = (total + 16) * 2;
-        lt_site_count *sites = lt_malloc(capacity * sizeof *sites);
-        if (!sites) {
-            lt_out_of_memory("the peak's live set");
-            return;
-        }
-        lt_free(set_sites);
-        set_sites = sites;
-        set_capacity = capacity;
+    lt_registry_lock_all();
+    size_t live = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        live += lt_shards[i].live;
+    /* Open addressing on the stack id; at most `live` distinct sites. */
+    size_t slots = 16;
+    while (slots < live * 2 + 2)
+        slots *= 2;
+    lt_site_count *table = lt_calloc(slots, sizeof *table);
+    if (!table) {
+        lt_registry_unlock_all();
+        lt_out_of_memory("the peak's live set");
+        return;
     }
-    set_count = lt_sites_live(set_sites, set_capacity, NULL);
+    size_t used = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
+            if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
+                continue; /* dying */
+            /* Stack ids start at 1; 0 marks an empty slot. */
+            size_t slot = ((size_t)node->stack * 0x9e3779b97f4a7c15ull) & (slots - 1);
+            while (table[slot].stack && table[slot].stack != node->stack)
+                slot = (slot + 1) & (slots - 1);
+            if (!table[slot].stack) {
+                table[slot] = (lt_site_count){node->stack, node->domain, node->type, 0, 0};
+                used++;
+            }
+            table[slot].objects++;
+            table[slot].bytes += node->bytes;
+        }
+    }
+    lt_registry_unlock_all();
+    size_t kept = 0;
+    for (size_t i = 0; i < slots; i++)
+        if (table[i].stack)
+            table[kept++] = table[i]; /* compact in place: kept <= i */
+    lt_free(set_sites);
+    set_sites = table;
+    set_count = kept;
     set_objects = atomic_load_explicit(&key_objects, memory_order_relaxed);
     set_bytes = atomic_load_explicit(&key_bytes, memory_order_relaxed);
     set_ticks = key_ticks;
     set_created = created;
     set_exact = 1;
+    (void)used;
 }
 
 void lt_peak_before_death(void)
@@ -107,7 +138,8 @@ void lt_peak_before_death(void)
     if (atomic_load_explicit(&pending, memory_order_relaxed)) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
         uint64_t created = lt_created_count();
-        if (created - set_created >= set_count)
+        uint64_t live = atomic_load_explicit(&live_objects, memory_order_relaxed);
+        if (created - set_created >= live)
             copy_set(created);
     }
     lt_spin_unlock(&lock);

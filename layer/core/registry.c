@@ -139,8 +139,8 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
     shard->live_bytes += node->bytes;
 }
 
-/* What a birth or death changes outside the shard: the site's and the
- * process's live counters. Applied after the shard lock is dropped. */
+/* What a birth or death changes outside the shard: the process's live
+ * totals (and the peak). Applied after the shard lock is dropped. */
 typedef struct lt_death {
     livetrack_stack_id stack;
     uint8_t domain;
@@ -150,7 +150,6 @@ typedef struct lt_death {
 
 static void note_birth(const lt_death *birth)
 {
-    lt_site_add(birth->stack, 1, (int64_t)birth->bytes);
     lt_peak_created(birth->bytes);
     if (lt_timeline_on)
         lt_timeline_type_add(birth->domain, birth->type, 1);
@@ -160,8 +159,6 @@ static void note_death(const lt_death *death)
 {
     if (!death->domain)
         return; /* nothing died */
-    lt_peak_before_death();
-    lt_site_add(death->stack, -1, -(int64_t)death->bytes);
     lt_peak_died(death->bytes);
     if (lt_timeline_on)
         lt_timeline_type_add(death->domain, death->type, -1);
@@ -477,6 +474,9 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
     uint64_t bytes = 0;
     lt_death death = {0};
 
+    /* Before anything can die: a pending peak set is copied while the
+     * live set still is the peak's (one flag load when none is pending). */
+    lt_peak_before_death();
     lt_spin_lock(&shard->lock);
     lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
     if (node) {

@@ -7,8 +7,8 @@
  * The intern table is split into STRIPE_COUNT stripes chosen from the high
  * bits of a stack's hash (buckets from the low bits). stripe->lock protects
  * the stripe's buckets, chains and arena. Entries are immutable once
- * published, except their live counters (atomics) and `app_start` (a
- * benign, idempotent cache written without a lock).
+ * published, except `app_start` (a benign, idempotent cache written
+ * without a lock).
  *
  * Ids index a two-level table (chunks of CHUNK_SIZE pointers, allocated
  * once and never moved), so reading an id needs no lock: an id is handed
@@ -42,8 +42,6 @@
 typedef struct stack_entry {
     struct stack_entry *chain;
     uint64_t hash;
-    _Atomic int64_t live_objects;
-    _Atomic int64_t live_bytes;
     livetrack_stack_id id;
     uint8_t domain;
     uint8_t type;
@@ -258,38 +256,6 @@ void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type)
     stack_entry *e = entry_of(id);
     *domain = e ? e->domain : 0;
     *type = e ? e->type : LIVETRACK_ANY_TYPE;
-}
-
-void lt_site_add(livetrack_stack_id id, int64_t objects, int64_t bytes)
-{
-    stack_entry *e = entry_of(id);
-    if (!e)
-        return;
-    atomic_fetch_add_explicit(&e->live_objects, objects, memory_order_relaxed);
-    if (bytes)
-        atomic_fetch_add_explicit(&e->live_bytes, bytes, memory_order_relaxed);
-}
-
-size_t lt_sites_live(lt_site_count *out, size_t max, size_t *total)
-{
-    uint32_t end = atomic_load_explicit(&next_id, memory_order_acquire);
-    size_t written = 0, all = 0;
-    for (uint32_t id = 1; id < end; id++) {
-        stack_entry *e = entry_of(id);
-        if (!e)
-            continue;
-        int64_t objects = atomic_load_explicit(&e->live_objects, memory_order_relaxed);
-        if (objects <= 0)
-            continue;
-        all++;
-        if (written < max) {
-            int64_t bytes = atomic_load_explicit(&e->live_bytes, memory_order_relaxed);
-            out[written++] = (lt_site_count){id, e->domain, e->type, (uint64_t)objects, bytes > 0 ? (uint64_t)bytes : 0};
-        }
-    }
-    if (total)
-        *total = all;
-    return written;
 }
 
 uint64_t lt_stack_count(void) { return atomic_load(&next_id) - 1; }

@@ -4,7 +4,7 @@
  *
  * An interned entry is keyed by (domain, type, return addresses): a call
  * site always makes one kind of object, so the key costs nothing in
- * sharing and lets the entry carry the live counters the peak set needs.
+ * sharing, and a site id alone tells what kind of objects it made.
  * With LIVETRACK_STACK_DEPTH=0 each (domain, type) still gets one entry
  * with no frames, so every object has a site.
  */
@@ -29,9 +29,7 @@ livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type);
 /* The captured return addresses, internal frames included. */
 const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count);
 
-/* Live objects and bytes created at this site and not yet dead. */
-void lt_site_add(livetrack_stack_id id, int64_t objects, int64_t bytes);
-
+/* Live objects and bytes of one call site (the peak's set). */
 typedef struct lt_site_count {
     livetrack_stack_id stack;
     uint8_t domain;
@@ -39,10 +37,6 @@ typedef struct lt_site_count {
     uint64_t objects;
     uint64_t bytes;
 } lt_site_count;
-
-/* Copy the sites with live objects. Returns how many were written (at
- * most max); *total gets how many there are. */
-size_t lt_sites_live(lt_site_count *out, size_t max, size_t *total);
 
 /* The (domain, type) a site was interned for. */
 void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type);
