@@ -717,24 +717,33 @@ static void test_leak_report(void)
 
 /* ---- the exit report, in child processes ---------------------------------------------- */
 
-/* Run a child that sets LIVETRACK_EXIT_REPORT=mode and LIVETRACK_OUTPUT,
- * leaks `leaks` objects (plus one it releases) and exits normally.
- * Returns the child's pid; the report path is written to `path`. */
+/* The child's side: leak `leaks` objects (plus one it releases) and exit
+ * normally, so destructors write the exit report. */
+static int exit_child_main(int leaks)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, API_NAME, type_names, T_COUNT);
+    for (int i = 0; i < leaks; i++)
+        create_full(0x100 * (uint64_t)(i + 1), T_MEM, 0, 0, 0, 100, NULL);
+    create_full(0x99990, T_CTX, 0, 0, 0, 0, NULL);
+    release(0x99990);
+    return 0;
+}
+
+/* Run a fresh copy of this program (settings are read once per process,
+ * at load) with LIVETRACK_EXIT_REPORT=mode and LIVETRACK_OUTPUT set, as
+ * exit_child_main(leaks). Returns the child's pid. */
 static pid_t run_exit_child(const char *dir, const char *mode, int leaks)
 {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        char pattern[512];
+        char pattern[512], count[16];
         snprintf(pattern, sizeof pattern, "%s/report-%%p.txt", dir);
+        snprintf(count, sizeof count, "%d", leaks);
         setenv("LIVETRACK_EXIT_REPORT", mode, 1);
         setenv("LIVETRACK_OUTPUT", pattern, 1);
-        livetrack_declare_types(LIVETRACK_DOMAIN_USER, API_NAME, type_names, T_COUNT);
-        for (int i = 0; i < leaks; i++)
-            create_full(0x100 * (uint64_t)(i + 1), T_MEM, 0, 0, 0, 100, NULL);
-        create_full(0x99990, T_CTX, 0, 0, 0, 0, NULL);
-        release(0x99990);
-        exit(0); /* destructors run: the exit report */
+        execl("/proc/self/exe", "test_registry_semantics", "exit-child", count, (char *)NULL);
+        _exit(127);
     }
     int status = 0;
     CHECK(pid > 0);
@@ -807,14 +816,14 @@ static void test_exit_report(void)
     CHECK(rmdir(dir) == 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "exit-child"))
+        return exit_child_main(atoi(argv[2]));
     CHECK_EQ_INT(livetrack_declare_types(LIVETRACK_DOMAIN_USER, API_NAME, type_names, T_COUNT), LIVETRACK_OK);
     CHECK(strcmp(livetrack_domain_name(LIVETRACK_DOMAIN_USER), API_NAME) == 0);
     CHECK_EQ_INT(live_objects(), 0);
 
-    /* First, while this process has not read its settings yet: the
-     * children read theirs fresh. */
     test_exit_report();
     test_leak_report();
     test_kept_alive();
