@@ -26,25 +26,3 @@ void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, si
         snprintf(out + used, size - (size_t)used, " [inlined]");
 }
 
-/* TEMPORARY until symbols.c lands: dladdr-only fallbacks. */
-#include <dlfcn.h>
-#include "symbols.h"
-__attribute__((weak)) size_t lt_symbolize_address(uintptr_t address, livetrack_frame *out, size_t max)
-{
-    if (!max)
-        return 0;
-    Dl_info info;
-    memset(out, 0, sizeof *out);
-    out->address = address;
-    if (dladdr((void *)(address - 1), &info)) {
-        out->function = info.dli_sname;
-        out->module = info.dli_fname;
-        out->module_offset = address - (uintptr_t)info.dli_fbase;
-    }
-    return 1;
-}
-__attribute__((weak)) int lt_address_is_internal(uintptr_t address)
-{
-    Dl_info info;
-    return dladdr((void *)address, &info) && info.dli_fname && strstr(info.dli_fname, "liblivetrack");
-}

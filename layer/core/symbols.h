@@ -16,7 +16,9 @@
  * Writes the inlined calls first (innermost first, inlined = 1) and the
  * enclosing function last, at most `max` frames; returns how many. Always
  * at least one when max >= 1: a frame with only the module and offset
- * when nothing else is known. Strings stay valid until exit. */
+ * when nothing else is known (or only the address, outside any module).
+ * A longer chain loses its outermost frames: the innermost holds the
+ * exact line. Strings stay valid until exit. */
 size_t lt_symbolize_address(uintptr_t address, livetrack_frame *out, size_t max);
 
 /* 1 when the address lies in a module whose frames are not the
