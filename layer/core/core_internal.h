@@ -70,6 +70,10 @@ void lt_stacks_unlock_all(void);
 void lt_timeline_lock(void);       /* timeline.c */
 void lt_timeline_unlock(void);
 void lt_timeline_after_fork_child(void); /* reopens a %p timeline for the child's pid */
+void lt_history_lock(void);        /* peak.c and misuse.c; taken before the registry's */
+void lt_history_unlock(void);
+void lt_symbols_lock(void);        /* symbols.c; taken last */
+void lt_symbols_unlock(void);
 
 /* Expand %p in a path to the pid. Returns 0 when it does not fit. */
 int lt_expand_path(const char *pattern, char *out, size_t out_size);

@@ -33,6 +33,8 @@ void lt_peak_died(uint64_t bytes);
 void lt_live_totals(uint64_t *objects, uint64_t *bytes);
 void lt_peak_marks(uint64_t *objects, uint64_t *bytes);
 uint64_t lt_created_count(void); /* registry.c: objects created so far */
+void lt_peak_lock(void);   /* for lt_history_lock() (fork) */
+void lt_peak_unlock(void);
 
 /* ---- misuse events (misuse.c) ---- */
 #define LT_MISUSE_KEPT 1024u /* the first this many are kept for reports */

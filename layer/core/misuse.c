@@ -148,3 +148,15 @@ size_t lt_misuse_records(lt_misuse_record *out, size_t max)
     pthread_mutex_unlock(&mutex);
     return count;
 }
+
+void lt_history_lock(void)
+{
+    lt_peak_lock();
+    pthread_mutex_lock(&mutex);
+}
+
+void lt_history_unlock(void)
+{
+    pthread_mutex_unlock(&mutex);
+    lt_peak_unlock();
+}

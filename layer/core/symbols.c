@@ -896,3 +896,7 @@ LIVETRACK_API void livetrack_add_internal_module(const void *address)
     while (!atomic_compare_exchange_weak(&pending_internal, &p->next, p))
         ;
 }
+
+/* fork(): taken last, after every other core lock (lifecycle.c). */
+void lt_symbols_lock(void) { pthread_mutex_lock(&lock); }
+void lt_symbols_unlock(void) { pthread_mutex_unlock(&lock); }
