@@ -1,0 +1,204 @@
+/*
+ * The tracing callbacks: for each Level Zero call livetrack follows, what
+ * it creates, destroys or uses, described once per call below and
+ * registered with the loader's tracer in ltze_register_callbacks().
+ *
+ * Epilogues see the call's result and pointers to its arguments
+ * (`*params->phContext` is the handle passed, `**params->pphContext` the
+ * handle created); only successful calls create anything.
+ */
+#include <level_zero/layers/zel_tracing_register_cb.h>
+
+#include "ze_front_end.h"
+
+/* The callback arguments every callback has and most ignore. */
+#define CALLBACK_ARGS(params_type) \
+    params_type *params, ze_result_t result, void *tracer_data, void **instance_data
+#define UNUSED_CALLBACK_ARGS \
+    (void)tracer_data;       \
+    (void)instance_data
+
+/* `call` made a `type` at **params->out (a pointer to the program's
+ * output variable), held by `parent`. */
+#define ON_CREATED(call, params_type, type, out, bytes, parent, second_parent, owner)                     \
+    static void ZE_APICALL call##_created(CALLBACK_ARGS(params_type))                                       \
+    {                                                                                                       \
+        UNUSED_CALLBACK_ARGS;                                                                               \
+        if (result == ZE_RESULT_SUCCESS && params->out && *params->out)                                     \
+            ltze_record_creation("ze" #call, type, (const void *)**params->out, (bytes), (parent),          \
+                                 (second_parent), (owner));                                                 \
+    }
+
+/* `call` destroys or frees the `type` named by `handle`; `context` is the
+ * context it names besides, or NULL. */
+#define ON_DESTROY(call, params_type, type, handle, context)                                               \
+    static void ZE_APICALL call##_before(CALLBACK_ARGS(params_type))                                        \
+    {                                                                                                       \
+        UNUSED_CALLBACK_ARGS;                                                                               \
+        (void)result;                                                                                       \
+        ltze_before_destroy("ze" #call, type, (const void *)(handle), (context));                           \
+    }                                                                                                       \
+    static void ZE_APICALL call##_after(CALLBACK_ARGS(params_type))                                         \
+    {                                                                                                       \
+        UNUSED_CALLBACK_ARGS;                                                                               \
+        ltze_after_destroy("ze" #call, type, (const void *)(handle), result);                               \
+    }
+
+/* `call` uses the `type` named by `handle` and keeps it (resets). */
+#define ON_USE(call, params_type, type, handle)                                                            \
+    static void ZE_APICALL call##_before(CALLBACK_ARGS(params_type))                                        \
+    {                                                                                                       \
+        UNUSED_CALLBACK_ARGS;                                                                               \
+        (void)result;                                                                                       \
+        ltze_check_live("ze" #call, type, (const void *)(handle));                                          \
+    }
+
+/* ---- what each call does ----------------------------------------------------- */
+
+/* Contexts are grouped by the driver they come from. */
+ON_CREATED(ContextCreate, ze_context_create_params_t, LTZE_CONTEXT, pphContext, 0, NULL, NULL, *params->phDriver)
+ON_CREATED(ContextCreateEx, ze_context_create_ex_params_t, LTZE_CONTEXT, pphContext, 0, NULL, NULL, *params->phDriver)
+ON_DESTROY(ContextDestroy, ze_context_destroy_params_t, LTZE_CONTEXT, *params->phContext, NULL)
+
+ON_CREATED(CommandQueueCreate, ze_command_queue_create_params_t, LTZE_COMMAND_QUEUE, pphCommandQueue, 0,
+           *params->phContext, NULL, NULL)
+ON_DESTROY(CommandQueueDestroy, ze_command_queue_destroy_params_t, LTZE_COMMAND_QUEUE, *params->phCommandQueue, NULL)
+
+ON_CREATED(CommandListCreate, ze_command_list_create_params_t, LTZE_COMMAND_LIST, pphCommandList, 0,
+           *params->phContext, NULL, NULL)
+ON_CREATED(CommandListCreateImmediate, ze_command_list_create_immediate_params_t, LTZE_COMMAND_LIST, pphCommandList,
+           0, *params->phContext, NULL, NULL)
+ON_DESTROY(CommandListDestroy, ze_command_list_destroy_params_t, LTZE_COMMAND_LIST, *params->phCommandList, NULL)
+ON_USE(CommandListReset, ze_command_list_reset_params_t, LTZE_COMMAND_LIST, *params->phCommandList)
+
+ON_DESTROY(ModuleDestroy, ze_module_destroy_params_t, LTZE_MODULE, *params->phModule, NULL)
+ON_DESTROY(ModuleBuildLogDestroy, ze_module_build_log_destroy_params_t, LTZE_MODULE_BUILD_LOG,
+           *params->phModuleBuildLog, NULL)
+
+ON_CREATED(KernelCreate, ze_kernel_create_params_t, LTZE_KERNEL, pphKernel, 0, *params->phModule, NULL, NULL)
+ON_DESTROY(KernelDestroy, ze_kernel_destroy_params_t, LTZE_KERNEL, *params->phKernel, NULL)
+
+ON_CREATED(EventPoolCreate, ze_event_pool_create_params_t, LTZE_EVENT_POOL, pphEventPool, 0, *params->phContext,
+           NULL, NULL)
+ON_DESTROY(EventPoolDestroy, ze_event_pool_destroy_params_t, LTZE_EVENT_POOL, *params->phEventPool, NULL)
+
+ON_CREATED(EventCreate, ze_event_create_params_t, LTZE_EVENT, pphEvent, 0, *params->phEventPool, NULL, NULL)
+ON_DESTROY(EventDestroy, ze_event_destroy_params_t, LTZE_EVENT, *params->phEvent, NULL)
+ON_USE(EventHostReset, ze_event_host_reset_params_t, LTZE_EVENT, *params->phEvent)
+
+/* A fence belongs to the queue it was made for. */
+ON_CREATED(FenceCreate, ze_fence_create_params_t, LTZE_FENCE, pphFence, 0, *params->phCommandQueue, NULL, NULL)
+ON_DESTROY(FenceDestroy, ze_fence_destroy_params_t, LTZE_FENCE, *params->phFence, NULL)
+ON_USE(FenceReset, ze_fence_reset_params_t, LTZE_FENCE, *params->phFence)
+
+ON_CREATED(ImageCreate, ze_image_create_params_t, LTZE_IMAGE, pphImage, 0, *params->phContext, NULL, NULL)
+/* A view also keeps the image it shows alive. */
+ON_CREATED(ImageViewCreateExp, ze_image_view_create_exp_params_t, LTZE_IMAGE, pphImageView, 0, *params->phContext,
+           *params->phImage, NULL)
+ON_DESTROY(ImageDestroy, ze_image_destroy_params_t, LTZE_IMAGE, *params->phImage, NULL)
+
+ON_CREATED(SamplerCreate, ze_sampler_create_params_t, LTZE_SAMPLER, pphSampler, 0, *params->phContext, NULL, NULL)
+ON_DESTROY(SamplerDestroy, ze_sampler_destroy_params_t, LTZE_SAMPLER, *params->phSampler, NULL)
+
+ON_CREATED(PhysicalMemCreate, ze_physical_mem_create_params_t, LTZE_PHYSICAL_MEM, pphPhysicalMemory,
+           *params->pdesc ? (*params->pdesc)->size : 0, *params->phContext, NULL, NULL)
+ON_DESTROY(PhysicalMemDestroy, ze_physical_mem_destroy_params_t, LTZE_PHYSICAL_MEM, *params->phPhysicalMemory,
+           *params->phContext)
+
+ON_CREATED(VirtualMemReserve, ze_virtual_mem_reserve_params_t, LTZE_VIRTUAL_MEM, ppptr, *params->psize,
+           *params->phContext, NULL, NULL)
+ON_DESTROY(VirtualMemFree, ze_virtual_mem_free_params_t, LTZE_VIRTUAL_MEM, *params->pptr, *params->phContext)
+
+ON_CREATED(MemAllocDevice, ze_mem_alloc_device_params_t, LTZE_MEM, ppptr, *params->psize, *params->phContext, NULL,
+           NULL)
+ON_CREATED(MemAllocHost, ze_mem_alloc_host_params_t, LTZE_MEM, ppptr, *params->psize, *params->phContext, NULL, NULL)
+ON_CREATED(MemAllocShared, ze_mem_alloc_shared_params_t, LTZE_MEM, ppptr, *params->psize, *params->phContext, NULL,
+           NULL)
+ON_DESTROY(MemFree, ze_mem_free_params_t, LTZE_MEM, *params->pptr, *params->phContext)
+ON_DESTROY(MemFreeExt, ze_mem_free_ext_params_t, LTZE_MEM, *params->pptr, *params->phContext)
+
+/* zeModuleCreate hands out a build log even when the build fails (the log
+ * says why), and the program must destroy it either way. On failure the
+ * driver may not have written the log at all, so the prologue remembers
+ * what the program's variable held before and only a changed value counts.
+ * The prologue and epilogue run on the calling thread, back to back. */
+static _Thread_local ze_module_build_log_handle_t build_log_before;
+
+static void ZE_APICALL ModuleCreate_before(CALLBACK_ARGS(ze_module_create_params_t))
+{
+    UNUSED_CALLBACK_ARGS;
+    (void)result;
+    build_log_before = *params->pphBuildLog ? **params->pphBuildLog : NULL;
+}
+
+static void ZE_APICALL ModuleCreate_created(CALLBACK_ARGS(ze_module_create_params_t))
+{
+    UNUSED_CALLBACK_ARGS;
+    ze_module_build_log_handle_t build_log = *params->pphBuildLog ? **params->pphBuildLog : NULL;
+    if (result == ZE_RESULT_SUCCESS && *params->pphModule)
+        ltze_record_creation("zeModuleCreate", LTZE_MODULE, **params->pphModule, 0, *params->phContext, NULL, NULL);
+    /* A log outlives its module and is no context's child: destroying the
+     * module or the context first is not misuse. */
+    if (build_log && (result == ZE_RESULT_SUCCESS ||
+                      (result == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE && build_log != build_log_before)))
+        ltze_record_creation("zeModuleCreate", LTZE_MODULE_BUILD_LOG, build_log, 0, NULL, NULL,
+                             ltze_owner_of(*params->phContext));
+}
+
+/* ---- registration ------------------------------------------------------------- */
+
+#define REGISTER(call, kind, callback)                                                                      \
+    do {                                                                                                    \
+        if (zelTracer##call##RegisterCallback(tracer, ZEL_REGISTER_##kind, callback) != ZE_RESULT_SUCCESS)  \
+            return "zelTracer" #call "RegisterCallback";                                                    \
+    } while (0)
+
+#define REGISTER_CREATE(call) REGISTER(call, EPILOGUE, call##_created)
+#define REGISTER_DESTROY(call)                   \
+    do {                                         \
+        REGISTER(call, PROLOGUE, call##_before); \
+        REGISTER(call, EPILOGUE, call##_after);  \
+    } while (0)
+#define REGISTER_USE(call) REGISTER(call, PROLOGUE, call##_before)
+
+const char *ltze_register_callbacks(zel_tracer_handle_t tracer)
+{
+    REGISTER_CREATE(ContextCreate);
+    REGISTER_CREATE(ContextCreateEx);
+    REGISTER_DESTROY(ContextDestroy);
+    REGISTER_CREATE(CommandQueueCreate);
+    REGISTER_DESTROY(CommandQueueDestroy);
+    REGISTER_CREATE(CommandListCreate);
+    REGISTER_CREATE(CommandListCreateImmediate);
+    REGISTER_DESTROY(CommandListDestroy);
+    REGISTER_USE(CommandListReset);
+    REGISTER(ModuleCreate, PROLOGUE, ModuleCreate_before);
+    REGISTER_CREATE(ModuleCreate);
+    REGISTER_DESTROY(ModuleDestroy);
+    REGISTER_DESTROY(ModuleBuildLogDestroy);
+    REGISTER_CREATE(KernelCreate);
+    REGISTER_DESTROY(KernelDestroy);
+    REGISTER_CREATE(EventPoolCreate);
+    REGISTER_DESTROY(EventPoolDestroy);
+    REGISTER_CREATE(EventCreate);
+    REGISTER_DESTROY(EventDestroy);
+    REGISTER_USE(EventHostReset);
+    REGISTER_CREATE(FenceCreate);
+    REGISTER_DESTROY(FenceDestroy);
+    REGISTER_USE(FenceReset);
+    REGISTER_CREATE(ImageCreate);
+    REGISTER_CREATE(ImageViewCreateExp);
+    REGISTER_DESTROY(ImageDestroy);
+    REGISTER_CREATE(SamplerCreate);
+    REGISTER_DESTROY(SamplerDestroy);
+    REGISTER_CREATE(PhysicalMemCreate);
+    REGISTER_DESTROY(PhysicalMemDestroy);
+    REGISTER_CREATE(VirtualMemReserve);
+    REGISTER_DESTROY(VirtualMemFree);
+    REGISTER_CREATE(MemAllocDevice);
+    REGISTER_CREATE(MemAllocHost);
+    REGISTER_CREATE(MemAllocShared);
+    REGISTER_DESTROY(MemFree);
+    REGISTER_DESTROY(MemFreeExt);
+    return NULL;
+}

@@ -1,0 +1,259 @@
+/*
+ * The Level Zero front end's bridge to the registry: object types,
+ * recording creations, and checking destroys and frees.
+ *
+ * Level Zero objects are not reference counted: a create gives the
+ * program its one reference and a destroy or free drops it. A destroy is
+ * counted in the call's prologue, before the driver frees the object:
+ * once freed, the driver may hand the same address to another thread's
+ * create, which must find the registry already clean. When the driver
+ * then refuses the destroy, the epilogue makes the object live again.
+ *
+ * A parent destroyed while objects created from it are live (a context
+ * with live allocations, an event pool with live events, a module with
+ * live kernels, a queue with live fences, an image with live views) is
+ * reported, naming them. They stay tracked: the program never destroyed
+ * them, so they are its leaks, and the exit report shows them with the
+ * call sites that made them, which is what the programmer has to fix (the
+ * specification lets the driver free them with the parent, but it does
+ * not make the program's handles any less forgotten). The parent is then
+ * listed as released but kept alive by them, and destroying one of them
+ * later is not reported again. Build logs belong to no parent.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ze_front_end.h"
+
+static const char *const type_names[LTZE_TYPE_COUNT] = {
+    [LTZE_CONTEXT] = "ze_context_handle_t",
+    [LTZE_COMMAND_QUEUE] = "ze_command_queue_handle_t",
+    [LTZE_COMMAND_LIST] = "ze_command_list_handle_t",
+    [LTZE_MODULE] = "ze_module_handle_t",
+    [LTZE_MODULE_BUILD_LOG] = "ze_module_build_log_handle_t",
+    [LTZE_KERNEL] = "ze_kernel_handle_t",
+    [LTZE_EVENT_POOL] = "ze_event_pool_handle_t",
+    [LTZE_EVENT] = "ze_event_handle_t",
+    [LTZE_FENCE] = "ze_fence_handle_t",
+    [LTZE_IMAGE] = "ze_image_handle_t",
+    [LTZE_SAMPLER] = "ze_sampler_handle_t",
+    [LTZE_PHYSICAL_MEM] = "ze_physical_mem_handle_t",
+    [LTZE_VIRTUAL_MEM] = "ze_virtual_mem",
+    [LTZE_MEM] = "ze_mem",
+};
+
+void ltze_declare_types(void)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_LEVEL_ZERO, "Level Zero", type_names, LTZE_TYPE_COUNT);
+}
+
+void ltze_note(const char *fmt, ...)
+{
+    char line[512];
+    int used = snprintf(line, sizeof line, "livetrack: Level Zero: ");
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, args);
+    va_end(args);
+    size_t length = strlen(line);
+    line[length] = '\n';
+    line[length + 1] = '\0';
+    fputs(line, stderr); /* one call: lines from several threads never mix */
+}
+
+void ltze_record_creation(const char *call, ltze_type type, const void *handle, uint64_t bytes, const void *parent,
+                          const void *second_parent, const void *owner)
+{
+    if (!handle)
+        return;
+    livetrack_new_object object = {
+        .domain = LIVETRACK_DOMAIN_LEVEL_ZERO,
+        .type = type,
+        .handle = ltze_key(handle),
+        .bytes = bytes,
+        .owner = owner,
+        .parent = ltze_key(parent),
+        .second_parent = ltze_key(second_parent),
+        .flags = 0,
+        .call = call,
+    };
+    livetrack_create(&object);
+}
+
+const void *ltze_owner_of(const void *handle)
+{
+    livetrack_object object;
+    return handle && livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), &object) == LIVETRACK_OK
+               ? object.owner
+               : NULL;
+}
+
+/* ---- bad handles ---------------------------------------------------------- */
+
+/* Report a handle that is not a live object of `type`. `found` is what
+ * the registry knows of it (NULL: nothing). */
+static void report_bad_handle(const char *call, ltze_type type, const void *handle, const livetrack_object *found)
+{
+    uint64_t key = ltze_key(handle);
+    if (!found)
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key, "%s(%p): %s %s", call, handle, type_names[type],
+                                   livetrack_status_name(LIVETRACK_UNKNOWN));
+    else if (found->type != type)
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key, "%s(%p): the handle is a live %s, not a %s", call,
+                                   handle, found->type_name ? found->type_name : "object of another type",
+                                   type_names[type]);
+    else
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key,
+                                   "%s(%p): %s already destroyed (objects created from it are still live)", call, handle,
+                                   type_names[type]);
+}
+
+/* Whether `object` is a live `type` the program still holds; reports it
+ * when not. */
+static int check_handle(const char *call, ltze_type type, const void *handle, livetrack_object *object)
+{
+    if (livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), object) != LIVETRACK_OK) {
+        report_bad_handle(call, type, handle, NULL);
+        return 0;
+    }
+    if (object->type != type || object->refs == 0) {
+        report_bad_handle(call, type, handle, object);
+        return 0;
+    }
+    return 1;
+}
+
+void ltze_check_live(const char *call, ltze_type type, const void *handle)
+{
+    livetrack_object object;
+    if (handle)
+        check_handle(call, type, handle, &object);
+}
+
+/* ---- destroying a parent with live children ---------------------------------- */
+
+#define EXAMPLE_CHILDREN 2
+
+/* "ze_mem 0x1000, ze_event_pool_handle_t 0x2000 and 4 more": the live
+ * objects that hold `parent`. Only on the misuse path: it walks a
+ * snapshot of the whole live set. Returns how many there are. */
+static size_t describe_children(uint64_t parent, char *out, size_t size)
+{
+    size_t found = 0, used = 0;
+    out[0] = '\0';
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_LEVEL_ZERO, NULL);
+    size_t count = snapshot ? livetrack_snapshot_count(snapshot) : 0;
+    for (size_t i = 0; i < count; i++) {
+        const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
+        if (object->parents[0] != parent && object->parents[1] != parent)
+            continue;
+        if (found < EXAMPLE_CHILDREN && used < size) {
+            int wrote = snprintf(out + used, size - used, "%s%s 0x%llx", found ? ", " : "",
+                                 object->type_name ? object->type_name : "object", (unsigned long long)object->handle);
+            used += wrote > 0 ? (size_t)wrote : 0;
+        }
+        found++;
+    }
+    if (found > EXAMPLE_CHILDREN && used < size)
+        snprintf(out + used, size - used, " and %zu more", found - EXAMPLE_CHILDREN);
+    livetrack_snapshot_free(snapshot);
+    return found;
+}
+
+static void report_live_children(const char *call, ltze_type type, const void *handle, uint32_t holders)
+{
+    char children[160];
+    size_t found = describe_children(ltze_key(handle), children, sizeof children);
+    if (!found) /* they went while we looked */
+        found = holders;
+    livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
+                               "%s(%p): %s destroyed while %zu object%s created from it %s live%s%s%s", call, handle,
+                               type_names[type], found, found == 1 ? "" : "s", found == 1 ? "is" : "are",
+                               children[0] ? " (" : "", children, children[0] ? ")" : "");
+}
+
+/* ---- destroy and free ---------------------------------------------------------- */
+
+/* What a destroy's prologue counted, for its epilogue on the same thread
+ * (a call's prologue and epilogue run on the calling thread, and the
+ * tracing layer does not trace calls made inside a call, so they never
+ * nest). */
+typedef struct pending_destroy {
+    uint64_t handle;
+    int counted;
+    /* what recording the object anew needs, should the driver refuse */
+    uint64_t bytes;
+    const void *owner;
+    uint64_t parents[2];
+} pending_destroy;
+
+static _Thread_local pending_destroy pending;
+
+void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context)
+{
+    pending.counted = 0;
+    pending.handle = ltze_key(handle);
+    if (!handle)
+        return; /* the driver answers a NULL handle itself */
+    livetrack_object object;
+    if (!check_handle(call, type, handle, &object))
+        return;
+    /* Allocations, reservations and physical memory name their context
+     * again when freed; their first parent is the context they came from. */
+    if (context && object.parents[0] && object.parents[0] != ltze_key(context))
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
+                                   "%s(%p, %p): the %s belongs to context 0x%llx, not to the one named", call, context,
+                                   handle, type_names[type], (unsigned long long)object.parents[0]);
+    if (object.holders)
+        report_live_children(call, type, handle, object.holders);
+    livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call);
+    if (status == LIVETRACK_OK) {
+        pending.counted = 1;
+        pending.bytes = object.bytes;
+        pending.owner = object.owner;
+        pending.parents[0] = object.parents[0];
+        pending.parents[1] = object.parents[1];
+    } else if (status == LIVETRACK_UNKNOWN || status == LIVETRACK_NOT_OWNED) {
+        /* Another thread destroyed it between our lookup and now. */
+        report_bad_handle(call, type, handle, NULL);
+    }
+}
+
+static const char *result_name(ze_result_t result)
+{
+    switch (result) {
+    case ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: return "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE";
+    case ZE_RESULT_ERROR_INVALID_ARGUMENT: return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
+    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE: return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
+    case ZE_RESULT_ERROR_DEVICE_LOST: return "ZE_RESULT_ERROR_DEVICE_LOST";
+    case ZE_RESULT_ERROR_UNINITIALIZED: return "ZE_RESULT_ERROR_UNINITIALIZED";
+    default: return "an error";
+    }
+}
+
+void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
+{
+    if (!pending.counted || pending.handle != ltze_key(handle))
+        return;
+    pending.counted = 0;
+    if (result == ZE_RESULT_SUCCESS)
+        return;
+    /* Kept alive by children, the very object is still in the registry. */
+    if (livetrack_retain(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call) == LIVETRACK_OK)
+        return;
+    livetrack_new_object again = {
+        .domain = LIVETRACK_DOMAIN_LEVEL_ZERO,
+        .type = type,
+        .handle = ltze_key(handle),
+        .bytes = pending.bytes,
+        .owner = pending.owner,
+        .parent = pending.parents[0],
+        .second_parent = pending.parents[1],
+        .flags = 0,
+        .call = call,
+    };
+    livetrack_create(&again);
+    ltze_note("%s(%p) failed with %s (0x%x): the %s is live again; its call site is now this call", call, handle,
+              result_name(result), (unsigned)result, type_names[type]);
+}

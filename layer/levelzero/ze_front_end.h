@@ -1,0 +1,75 @@
+/*
+ * Shared by the Level Zero front end's files: our object types and the
+ * helpers the tracing callbacks use to talk to the registry.
+ *
+ * The front end sees the program's calls through the loader's tracing
+ * layer, which can watch a call but not refuse it: misuse is reported,
+ * and the call still reaches the driver.
+ */
+#ifndef LIVETRACK_ZE_FRONT_END_H
+#define LIVETRACK_ZE_FRONT_END_H
+
+#include <level_zero/layers/zel_tracing_api.h>
+#include <level_zero/ze_api.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+
+typedef enum ltze_type {
+    LTZE_CONTEXT,
+    LTZE_COMMAND_QUEUE,
+    LTZE_COMMAND_LIST, /* regular and immediate */
+    LTZE_MODULE,
+    LTZE_MODULE_BUILD_LOG,
+    LTZE_KERNEL,
+    LTZE_EVENT_POOL,
+    LTZE_EVENT,
+    LTZE_FENCE,
+    LTZE_IMAGE, /* images and image views */
+    LTZE_SAMPLER,
+    LTZE_PHYSICAL_MEM,
+    LTZE_VIRTUAL_MEM, /* a reservation from zeVirtualMemReserve, keyed by its start */
+    LTZE_MEM,         /* an allocation from zeMemAlloc{Device,Host,Shared}, keyed by its pointer */
+    LTZE_TYPE_COUNT
+} ltze_type;
+
+static inline uint64_t ltze_key(const void *handle) { return (uint64_t)(uintptr_t)handle; }
+
+/* Give the registry our type names (tracking.c). */
+void ltze_declare_types(void);
+
+/* Record an object a successful call created. `parent` (and
+ * `second_parent`, for an image view's image) is kept alive by it;
+ * `owner` groups objects by driver (NULL: inherit from the parent). */
+void ltze_record_creation(const char *call, ltze_type type, const void *handle, uint64_t bytes, const void *parent,
+                          const void *second_parent, const void *owner);
+
+/* The driver a live object comes from (its owner), or NULL. */
+const void *ltze_owner_of(const void *handle);
+
+/* In a destroy or free's prologue, before the driver frees anything:
+ * report a handle that is not a live object of `type`, and a parent
+ * destroyed while objects created from it are live; then count the
+ * destroy. `context` is the context the call names for objects that
+ * belong to one (allocations, reservations, physical memory), else NULL.
+ * The registry is updated before the driver runs so that another thread
+ * that gets the same address from the driver finds it clean. */
+void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context);
+
+/* In the same call's epilogue: when the driver refused the destroy, the
+ * object is live again. */
+void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result);
+
+/* In the prologue of a call that uses an object without destroying it
+ * (a reset): report a handle that is not a live object of `type`. */
+void ltze_check_live(const char *call, ltze_type type, const void *handle);
+
+/* Register every callback with the tracer (callbacks.c). Returns the
+ * name of the first registration that failed, or NULL. */
+const char *ltze_register_callbacks(zel_tracer_handle_t tracer);
+
+/* One line on stderr, "livetrack: Level Zero: ...", for what is not the
+ * program's misuse (no driver, no tracing layer). */
+void ltze_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
