@@ -1,0 +1,292 @@
+/*
+ * Misuse of Level Zero handles: destroying or freeing what is unknown,
+ * already destroyed, or of another type; destroying a parent while
+ * objects created from it are live; freeing through the wrong context;
+ * resetting a destroyed object. Each is reported once, with the bad
+ * call's stack and the object's creation and release stacks, and the
+ * call still gets the driver's own answer (the tracing layer cannot
+ * refuse calls). A destroy the driver refuses leaves the object live.
+ *
+ * Runs with liblivetrack_ze.so preloaded, the test driver, and
+ * LIVETRACK_RELEASE_STACKS=1.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "livetrack/livetrack.h"
+#include "ze_test_driver.h"
+#include "ze_test_util.h"
+
+#define THIS_FILE "ze_misuse.c"
+
+static const char *directory;
+static zt_stderr_capture capture;
+static uint64_t misuse_before;
+static char *diagnostics;
+
+static uint64_t misuse_count(void)
+{
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    return stats.misuse;
+}
+
+static void begin(void)
+{
+    free(diagnostics);
+    diagnostics = NULL;
+    misuse_before = misuse_count();
+    zt_capture_stderr_begin(&capture, directory);
+}
+
+/* End a case: it reported `reports` misuses, and its diagnostics are in
+ * `diagnostics` (echoed when a check fails, to see why). */
+static void end(unsigned reports, int line)
+{
+    diagnostics = zt_capture_stderr_end(&capture);
+    uint64_t reported = misuse_count() - misuse_before;
+    if (reported != reports)
+        fprintf(stderr, "case at line %d: %llu misuse reports, expected %u; it printed:\n%s", line,
+                (unsigned long long)reported, reports, diagnostics);
+    CHECK_EQ_INT(reported, reports);
+}
+
+static int mentions(const char *text)
+{
+    int found = diagnostics && strstr(diagnostics, text) != NULL;
+    if (!found)
+        fprintf(stderr, "the diagnostics lack \"%s\":\n%s", text, diagnostics ? diagnostics : "");
+    return found;
+}
+
+/* The diagnostics show a frame at THIS_FILE:line. */
+static int mentions_line(int line)
+{
+    char site[64];
+    snprintf(site, sizeof site, THIS_FILE ":%d:", line);
+    return mentions(site);
+}
+
+static int is_live(const void *handle)
+{
+    return livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)handle, NULL) == LIVETRACK_OK;
+}
+
+int main(void)
+{
+    const char *first_type = livetrack_type_name(LIVETRACK_DOMAIN_LEVEL_ZERO, 0);
+    if (!first_type || strncmp(first_type, "ze_", 3) != 0) {
+        fprintf(stderr, "liblivetrack_ze.so is not loaded: run with LD_PRELOAD=.../liblivetrack_ze.so\n");
+        return 2;
+    }
+    directory = zt_temp_dir("ze-misuse");
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    zt_open(&driver, &device);
+    ztd_interface test_driver;
+    CHECK(ztd_find(getenv("ZE_ENABLE_ALT_DRIVERS"), &test_driver));
+    ze_context_handle_t context, other_context;
+    CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &context), 0);
+    CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &other_context), 0);
+    ze_event_pool_handle_t pool;
+    CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &pool), 0);
+
+    /* Destroying an event twice: the second destroy is reported with its
+     * stack, where the event was made and where it was destroyed. */
+    {
+        ze_event_handle_t event;
+        int created = __LINE__; CHECK_EQ_INT(zeEventCreate(pool, &zt_event_desc, &event), 0);
+        begin();
+        int destroyed = __LINE__; CHECK_EQ_INT(zeEventDestroy(event), 0);
+        int again = __LINE__; CHECK_EQ_INT(zeEventDestroy(event), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("zeEventDestroy("));
+        CHECK(mentions("ze_event_handle_t not a live object"));
+        CHECK(mentions_line(again));
+        CHECK(mentions("was created at:"));
+        CHECK(mentions_line(created));
+        CHECK(mentions("released at:"));
+        CHECK(mentions_line(destroyed));
+    }
+
+    /* Freeing memory twice, and memory Level Zero never allocated. */
+    {
+        void *memory;
+        int created = __LINE__; CHECK_EQ_INT(zeMemAllocHost(context, &zt_host_alloc_desc, 64, 0, &memory), 0);
+        CHECK_EQ_INT(zeMemFree(context, memory), 0);
+        begin();
+        int again = __LINE__; CHECK_EQ_INT(zeMemFree(context, memory), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("zeMemFree("));
+        CHECK(mentions("ze_mem not a live object"));
+        CHECK(mentions_line(again));
+        CHECK(mentions_line(created));
+
+        static char not_from_level_zero[64];
+        begin();
+        int unknown = __LINE__; CHECK_EQ_INT(zeMemFree(context, not_from_level_zero), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("ze_mem not a live object"));
+        CHECK(mentions("was never created"));
+        CHECK(mentions_line(unknown));
+    }
+
+    /* A handle of another type: reported, and the event stays tracked. */
+    {
+        ze_event_handle_t event;
+        CHECK_EQ_INT(zeEventCreate(pool, &zt_event_desc, &event), 0);
+        begin();
+        CHECK_EQ_INT(zeMemFree(context, event), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        CHECK_EQ_INT(zeFenceReset((ze_fence_handle_t)event), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(2, __LINE__);
+        CHECK(mentions("the handle is a live ze_event_handle_t, not a ze_mem"));
+        CHECK(mentions("the handle is a live ze_event_handle_t, not a ze_fence_handle_t"));
+        CHECK(is_live(event));
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(event), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(event));
+    }
+
+    /* Freeing through another context than the one that allocated. */
+    {
+        void *memory;
+        CHECK_EQ_INT(zeMemAllocDevice(context, &zt_device_alloc_desc, 128, 0, device, &memory), 0);
+        begin();
+        CHECK_EQ_INT(zeMemFree(other_context, memory), 0);
+        end(1, __LINE__);
+        CHECK(mentions("belongs to context"));
+        CHECK(!is_live(memory));
+    }
+
+    /* Resetting a destroyed command list. */
+    {
+        ze_command_list_handle_t list;
+        CHECK_EQ_INT(zeCommandListCreate(context, device, &zt_list_desc, &list), 0);
+        CHECK_EQ_INT(zeCommandListDestroy(list), 0);
+        begin();
+        int reset = __LINE__; CHECK_EQ_INT(zeCommandListReset(list), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("zeCommandListReset("));
+        CHECK(mentions_line(reset));
+    }
+
+    /* A context destroyed with live children: reported once, naming them.
+     * They stay tracked (the program never destroyed them: they are its
+     * leaks, shown at exit where they were made), the context is kept
+     * alive by them, and destroying them later is not reported again. */
+    {
+        ze_context_handle_t doomed;
+        CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &doomed), 0);
+        void *memory;
+        ze_command_queue_handle_t queue;
+        ze_fence_handle_t fence;
+        ze_module_handle_t module;
+        ze_module_build_log_handle_t build_log;
+        CHECK_EQ_INT(zeMemAllocShared(doomed, &zt_device_alloc_desc, &zt_host_alloc_desc, 256, 0, device, &memory), 0);
+        CHECK_EQ_INT(zeCommandQueueCreate(doomed, device, &zt_queue_desc, &queue), 0);
+        CHECK_EQ_INT(zeFenceCreate(queue, &zt_fence_desc, &fence), 0);
+        CHECK_EQ_INT(zeModuleCreate(doomed, device, &zt_module_desc, &module, &build_log), 0);
+        begin();
+        int destroyed = __LINE__; CHECK_EQ_INT(zeContextDestroy(doomed), 0);
+        end(1, __LINE__);
+        CHECK(mentions("zeContextDestroy("));
+        /* the memory, the queue and the module; the fence is the queue's,
+         * the build log nobody's */
+        CHECK(mentions("ze_context_handle_t destroyed while 3 objects created from it are live ("));
+        CHECK(mentions(" and 1 more)"));
+        CHECK(mentions_line(destroyed));
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)doomed, &object) == LIVETRACK_OK &&
+              object.refs == 0 && object.holders == 3);
+        CHECK(is_live(memory) && is_live(queue) && is_live(fence) && is_live(module) && is_live(build_log));
+
+        /* Destroying it again is reported; its children, once, are not. */
+        begin();
+        CHECK_EQ_INT(zeContextDestroy(doomed), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("ze_context_handle_t already destroyed (objects created from it are still live)"));
+        begin();
+        CHECK_EQ_INT(zeFenceDestroy(fence), 0);
+        CHECK_EQ_INT(zeCommandQueueDestroy(queue), 0);
+        CHECK_EQ_INT(zeModuleDestroy(module), 0);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(fence) && !is_live(queue) && !is_live(module) && !is_live(build_log));
+        /* The test driver refuses to free memory of a destroyed context:
+         * the program gets that answer and the memory stays tracked. */
+        begin();
+        CHECK_EQ_INT(zeMemFree(doomed, memory), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(0, __LINE__);
+        CHECK(is_live(memory));
+        CHECK(mentions("live again"));
+    }
+
+    /* An event pool destroyed with a live event, and the event after it. */
+    {
+        ze_event_pool_handle_t doomed_pool;
+        ze_event_handle_t event;
+        CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &doomed_pool), 0);
+        CHECK_EQ_INT(zeEventCreate(doomed_pool, &zt_event_desc, &event), 0);
+        begin();
+        CHECK_EQ_INT(zeEventPoolDestroy(doomed_pool), 0);
+        end(1, __LINE__);
+        CHECK(mentions("ze_event_pool_handle_t destroyed while 1 object created from it is live (ze_event_handle_t 0x"));
+        CHECK(is_live(doomed_pool) && is_live(event));
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(event), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(doomed_pool) && !is_live(event));
+    }
+
+    /* A destroy the driver refuses: the object is live again, the program
+     * gets the driver's error, and a later destroy is fine. */
+    if (test_driver.refuse_next_destroy) {
+        ze_sampler_handle_t sampler;
+        CHECK_EQ_INT(zeSamplerCreate(context, device, &zt_sampler_desc, &sampler), 0);
+        void *memory;
+        CHECK_EQ_INT(zeMemAllocHost(context, &zt_host_alloc_desc, 100, 0, &memory), 0);
+        begin();
+        test_driver.refuse_next_destroy();
+        CHECK_EQ_INT(zeSamplerDestroy(sampler), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        test_driver.refuse_next_destroy();
+        CHECK_EQ_INT(zeMemFree(context, memory), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        end(0, __LINE__);
+        CHECK(mentions("zeSamplerDestroy("));
+        CHECK(mentions("live again"));
+        CHECK(is_live(sampler) && is_live(memory));
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)memory, &object) == LIVETRACK_OK &&
+              object.bytes == 100 && object.refs == 1 && object.parents[0] == (uint64_t)(uintptr_t)context);
+        begin();
+        CHECK_EQ_INT(zeSamplerDestroy(sampler), 0);
+        CHECK_EQ_INT(zeMemFree(context, memory), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(sampler) && !is_live(memory));
+    }
+
+    /* NULL handles are the driver's to answer: nothing from livetrack. */
+    {
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(NULL) != ZE_RESULT_SUCCESS, 1);
+        CHECK_EQ_INT(zeMemFree(context, NULL) != ZE_RESULT_SUCCESS, 1);
+        end(0, __LINE__);
+        CHECK_EQ_INT(zt_count(diagnostics, "livetrack"), 0);
+    }
+
+    /* Clean up; nothing of this test is left. */
+    begin();
+    CHECK_EQ_INT(zeEventPoolDestroy(pool), 0);
+    CHECK_EQ_INT(zeContextDestroy(other_context), 0);
+    CHECK_EQ_INT(zeContextDestroy(context), 0);
+    end(0, __LINE__);
+    free(diagnostics);
+    if (test_driver.live)
+        CHECK_EQ_INT(test_driver.live(), 1); /* the memory of the destroyed context */
+    if (!check_failed)
+        zt_remove_dir(directory);
+    return check_summary("ze_misuse");
+}
