@@ -1,4 +1,6 @@
 /* Tick-to-nanosecond conversion for creation timestamps (see clock.h). */
+#include <stdatomic.h>
+
 #include "clock.h"
 
 static uint64_t start_ticks;
@@ -30,9 +32,26 @@ uint64_t lt_scale_ticks(const lt_tick_scale *scale, uint64_t ticks)
     return (uint64_t)((double)(ticks - start_ticks) * scale->ns_per_tick);
 }
 
+/* Rate reused for single conversions (lookups, timeline rows) until
+ * livetrack's lifetime has doubled since it was measured: clock_gettime
+ * costs as much as a lookup, and the rate barely moves over a long span. */
+static _Atomic uint64_t cached_rate_bits, cached_until_ticks;
+
 uint64_t lt_ticks_to_ns(uint64_t ticks)
 {
     lt_tick_scale scale;
-    lt_tick_scale_now(&scale);
+    uint64_t now = lt_ticks();
+    if (now < atomic_load_explicit(&cached_until_ticks, memory_order_acquire)) {
+        uint64_t bits = atomic_load_explicit(&cached_rate_bits, memory_order_relaxed);
+        __builtin_memcpy(&scale.ns_per_tick, &bits, sizeof bits);
+    } else {
+        lt_tick_scale_now(&scale);
+        uint64_t bits;
+        __builtin_memcpy(&bits, &scale.ns_per_tick, sizeof bits);
+        atomic_store_explicit(&cached_rate_bits, bits, memory_order_relaxed);
+        /* Until twice the span measured, and at least 1 ms of ticks ahead. */
+        uint64_t span = now > start_ticks ? now - start_ticks : 0;
+        atomic_store_explicit(&cached_until_ticks, now + (span > 3000000 ? span : 3000000), memory_order_release);
+    }
     return lt_scale_ticks(&scale, ticks);
 }
