@@ -43,32 +43,36 @@ typedef enum ltcl_type {
 static inline uint64_t ltcl_key(const void *handle) { return (uint64_t)(uintptr_t)handle; }
 
 void ltcl_declare_types(void);
+const char *ltcl_type_name(ltcl_type type);
 
-/* The CL_INVALID_* code a call gets for a bad handle of this type. */
+/* The CL_INVALID_* code a call gets for a bad handle of this type, and the
+ * name of a code for diagnostics. */
 cl_int ltcl_invalid_code(ltcl_type type);
+const char *ltcl_code_name(cl_int code);
 
-/* Record a successful creation. `parent` is held by the new object
- * (via its own first parent with LIVETRACK_PARENT_VIA_FIRST_PARENT).
- * The call is named after the wrapper it is recorded in ("clCreateBuffer"
- * from clCreateBuffer_wrap; the timeline drops the "_wrap"). */
+/* Record a creation. `parent` is held by the new object (via its own first
+ * parent with LIVETRACK_PARENT_VIA_FIRST_PARENT). `call` names the API
+ * call ("clCreateBuffer"; a trailing "_wrap" is dropped by the timeline).
+ *
+ * Any handle the driver returns is recorded, whatever error code came
+ * with it: a driver that hands out an object together with an error
+ * (pocl 3.1's clCreateContextFromType(NULL, CL_DEVICE_TYPE_GPU) does)
+ * still expects the program to release it, and that release must not be
+ * refused. */
 void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
                           const void *second_parent, unsigned flags, const void *platform);
 #define ltcl_created(...) ltcl_record_creation(__func__, __VA_ARGS__)
 
-/* Creators call the driver with an error slot of their own when the
- * program passed errcode_ret = NULL, so the result is always known. */
-#define ERROR_SLOT(user) cl_int local_error_ = CL_SUCCESS, *error_slot_ = (user) ? (user) : &local_error_
-#define SUCCEEDED(object) ((object) && *error_slot_ == CL_SUCCESS)
-
 /* Record a memory object whose size only the driver knows (images,
  * interop objects); `source` is the buffer it was made from, if any. */
-void ltcl_record_sized_mem(cl_mem memory, cl_context context, const void *source);
+void ltcl_record_sized_mem(const char *call, cl_mem memory, cl_context context, const void *source);
 
 /* Record the event an enqueue returned, attached to the queue's context. */
-static inline void ltcl_event_from_queue(cl_int result, const cl_event *event, cl_command_queue queue)
+static inline void ltcl_event_from_queue(const char *call, cl_int result, const cl_event *event,
+                                         cl_command_queue queue)
 {
     if (result == CL_SUCCESS && event && *event)
-        ltcl_created(LTCL_EVENT, *event, 0, queue, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
+        ltcl_record_creation(call, LTCL_EVENT, *event, 0, queue, NULL, LIVETRACK_PARENT_VIA_FIRST_PARENT, NULL);
 }
 
 /* Reference operations checked against the registry before the driver
@@ -85,40 +89,24 @@ ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, 
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused);
 /* Undo a registry update when the driver rejected a call we allowed. */
 void ltcl_undo_release(ltcl_type type, const void *handle);
-
-/* A retain or release wrapper: checked against the registry before the
- * driver, undone when the driver refuses. `untracked(object)` names handles
- * passed straight through; `driver` is an expression giving the function. */
-#define LTCL_REFCOUNT_WRAPPER(wrapper, call_name, cl_type, type_id, releases, untracked, driver)           \
-    static cl_int CL_API_CALL wrapper(cl_type object)                                                      \
-    {                                                                                                      \
-        cl_int refused;                                                                                    \
-        if (untracked(object))                                                                             \
-            return (driver)(object);                                                                       \
-        ltcl_verdict verdict = (releases) ? ltcl_release(call_name, type_id, object, &refused)              \
-                                          : ltcl_retain(call_name, type_id, object, &refused);             \
-        if (verdict == LTCL_REFUSED)                                                                       \
-            return refused;                                                                                \
-        cl_int result = (driver)(object);                                                                  \
-        if (result != CL_SUCCESS && verdict == LTCL_COUNTED) {                                             \
-            if (releases)                                                                                  \
-                ltcl_undo_release(type_id, object);                                                        \
-            else                                                                                           \
-                livetrack_release(LIVETRACK_DOMAIN_OPENCL, type_id, ltcl_key(object), NULL, "undo");       \
-        }                                                                                                  \
-        return result;                                                                                     \
-    }
-#define LTCL_ALWAYS_TRACKED(object) 0
+void ltcl_undo_retain(ltcl_type type, const void *handle);
 
 /* Root devices (not tracked, but known, so retain/release on them is not
- * taken for misuse). */
+ * taken for misuse). ltcl_is_root_device asks the platforms for their
+ * devices the first time it meets a device it does not know, so a root
+ * device the program obtained in a way the layer did not see
+ * (CL_PROGRAM_DEVICES, CL_DEVICE_PARENT_DEVICE, ...) is still one. */
 void ltcl_note_root_devices(const cl_device_id *devices, cl_uint count);
 int ltcl_is_root_device(cl_device_id device);
+/* 1 once every platform's root devices are known: only then can a device
+ * that is neither a root device nor a live sub-device be refused. */
+int ltcl_root_devices_complete(void);
 
 /* Set when the program uses an extension function livetrack does not know:
  * objects it creates are invisible, so unknown handles are then passed to
- * the driver (with a diagnostic) instead of refused. */
+ * the driver instead of refused. */
 void ltcl_note_untracked_extension(const char *name);
+int ltcl_untracked_extension_in_use(void);
 
 /* The platform of a device, or NULL. */
 cl_platform_id ltcl_device_platform(cl_device_id device);
@@ -126,17 +114,69 @@ cl_platform_id ltcl_device_platform(cl_device_id device);
 /* Our own dispatch table (wrappers included). */
 const struct _cl_icd_dispatch *ltcl_layer_table(void);
 
-/* Install wrappers into the layer's dispatch table. */
-void ltcl_install_object_wrappers(struct _cl_icd_dispatch *table);
-void ltcl_install_enqueue_wrappers(struct _cl_icd_dispatch *table);
-void ltcl_install_extension_wrappers(struct _cl_icd_dispatch *table);
+/* Install the wrappers of every dispatch entry (entry_points.c). */
+void ltcl_install_wrappers(struct _cl_icd_dispatch *table);
+/* Our wrapper of a dispatch entry by name (extension lookups of names the
+ * dispatch table has), or NULL. */
+void *ltcl_dispatch_wrapper(const char *name);
+/* Our wrapper of a wrapped extension function, or NULL (entry_points.c). */
+void *ltcl_extension_wrapper(const char *name, int *id);
 
 /* Answer a query with `value` the way clGet*Info does (extension.c). */
 cl_int ltcl_answer(const void *value, size_t size, size_t value_size, void *out, size_t *size_ret);
 
-/* Extension support (extension.c). */
+/* Extension support (extension.c, extension_functions.c). */
 /* Our own Track/Report functions for their four names, else NULL. */
 void *ltcl_live_tracking_function(const char *name);
 void *ltcl_extension_function(cl_platform_id platform, const char *name, void *driver_function);
+
+/* ---- validation (validation.c) -------------------------------------------
+ * Every object argument is checked before the driver sees it. The common
+ * case (a live handle of the right type) costs one registry lookup, inline
+ * here; everything else goes to the out-of-line slow path, which decides,
+ * prints the diagnostic and returns CL_SUCCESS (pass the call on: the
+ * handle is fine after all, or LIVETRACK_TRANSPARENT=1) or the code to
+ * refuse it with. `what` names the parameter, `index` the element of an
+ * array parameter (-1: not an array). NULL handles are the driver's
+ * business and always pass. */
+cl_int ltcl_refuse_argument(const char *call, const char *what, long index, ltcl_type type, const void *handle,
+                            cl_int code);
+cl_int ltcl_check_device_slow(const char *call, const char *what, long index, const void *device);
+cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, size_t size, const void *value);
+/* The program released its last reference to `handle` (tracking.c tells
+ * validation.c, which remembers memory objects, samplers and queues for
+ * clSetKernelArg). */
+void ltcl_note_released(ltcl_type type, const void *handle);
+
+/* Whether `handle` is live, and as what: one registry lookup. (The full
+ * description livetrack_lookup fills also converts the creation time,
+ * which reads the clock and costs more than the lookup itself; a
+ * type-only lookup in the core would make this one shard lock.) */
+static inline int ltcl_live_type(const void *handle, ltcl_type *type)
+{
+    livetrack_object object;
+    if (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object) != LIVETRACK_OK)
+        return 0;
+    *type = (ltcl_type)object.type;
+    return 1;
+}
+
+static inline cl_int ltcl_check_object(const char *call, const char *what, long index, ltcl_type type,
+                                       const void *handle, cl_int code)
+{
+    ltcl_type live_as;
+    if (!handle || (ltcl_live_type(handle, &live_as) && live_as == type))
+        return CL_SUCCESS;
+    return ltcl_refuse_argument(call, what, index, type, handle, code);
+}
+
+static inline cl_int ltcl_check_device(const char *call, const char *what, long index, const void *device)
+{
+    ltcl_type live_as;
+    if (!device || ltcl_is_root_device((cl_device_id)device) ||
+        (ltcl_live_type(device, &live_as) && live_as == LTCL_DEVICE))
+        return CL_SUCCESS;
+    return ltcl_check_device_slow(call, what, index, device);
+}
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "CL/cl_ext_live_object_tracking.h"
-#include "cl_layer_internal.h"
+#include "entry_points.h"
 
 /* ---- Track and Report --------------------------------------------------- */
 
@@ -197,19 +197,19 @@ static cl_int extension_versions(cl_platform_id platform, size_t value_size, voi
     return result;
 }
 
-static cl_int CL_API_CALL clGetPlatformInfo_wrap(cl_platform_id platform, cl_platform_info param, size_t value_size,
-                                                void *value, size_t *size_ret)
+cl_int CL_API_CALL clGetPlatformInfo_wrap(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size,
+                                          void *param_value, size_t *param_value_size_ret)
 {
-    if (param == CL_PLATFORM_EXTENSIONS)
-        return extension_string(platform, value_size, value, size_ret);
-    if (param == CL_PLATFORM_EXTENSIONS_WITH_VERSION)
-        return extension_versions(platform, value_size, value, size_ret);
-    return ltcl_next->clGetPlatformInfo(platform, param, value_size, value, size_ret);
+    if (param_name == CL_PLATFORM_EXTENSIONS)
+        return extension_string(platform, param_value_size, param_value, param_value_size_ret);
+    if (param_name == CL_PLATFORM_EXTENSIONS_WITH_VERSION)
+        return extension_versions(platform, param_value_size, param_value, param_value_size_ret);
+    return ltcl_next->clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 /* ---- extension functions ----------------------------------------------- */
 
-static void *CL_API_CALL clGetExtensionFunctionAddressForPlatform_wrap(cl_platform_id platform, const char *name)
+void *CL_API_CALL clGetExtensionFunctionAddressForPlatform_wrap(cl_platform_id platform, const char *name)
 {
     if (!name)
         return ltcl_next->clGetExtensionFunctionAddressForPlatform(platform, name);
@@ -220,7 +220,7 @@ static void *CL_API_CALL clGetExtensionFunctionAddressForPlatform_wrap(cl_platfo
     return driver_function ? ltcl_extension_function(platform, name, driver_function) : NULL;
 }
 
-static void *CL_API_CALL clGetExtensionFunctionAddress_wrap(const char *name)
+void *CL_API_CALL clGetExtensionFunctionAddress_wrap(const char *name)
 {
     if (!name)
         return ltcl_next->clGetExtensionFunctionAddress(name);
@@ -238,11 +238,4 @@ void *ltcl_live_tracking_function(const char *name)
     if (!strcmp(name, "clReportLiveObjectsIntelFPGA") || !strcmp(name, "clReportLiveObjectsAltera"))
         return (void *)report_live_objects;
     return NULL;
-}
-
-void ltcl_install_extension_wrappers(struct _cl_icd_dispatch *table)
-{
-    table->clGetPlatformInfo = clGetPlatformInfo_wrap;
-    table->clGetExtensionFunctionAddressForPlatform = clGetExtensionFunctionAddressForPlatform_wrap;
-    table->clGetExtensionFunctionAddress = clGetExtensionFunctionAddress_wrap;
 }

@@ -1,7 +1,8 @@
 /*
  * The ICD layer's entry points: the loader asks clGetLayerInfo what we are
  * and gives clInitLayer the table to forward to; we answer with our own
- * table, a copy of theirs with the tracking wrappers put in.
+ * table, a copy of theirs with our wrappers put in (entry_points.c: one
+ * per entry, each checking its object arguments first).
  */
 #include <CL/cl_layer.h>
 #include <string.h>
@@ -50,9 +51,7 @@ clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch,
     ltcl_next = target_dispatch;
     memcpy(&layer_table, target_dispatch, sizeof layer_table);
     ltcl_declare_types();
-    ltcl_install_object_wrappers(&layer_table);
-    ltcl_install_enqueue_wrappers(&layer_table);
-    ltcl_install_extension_wrappers(&layer_table);
+    ltcl_install_wrappers(&layer_table);
     *num_entries_ret = our_entries;
     *layer_dispatch_ret = &layer_table;
     return CL_SUCCESS;

@@ -7,8 +7,10 @@
  * another thread's create, which must find the registry already clean.
  * Creations are recorded after the driver returns a handle.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cl_layer_internal.h"
 
@@ -28,6 +30,8 @@ static const char *const type_names[LTCL_TYPE_COUNT] = {
 };
 
 void ltcl_declare_types(void) { livetrack_declare_types(LIVETRACK_DOMAIN_OPENCL, "OpenCL", type_names, LTCL_TYPE_COUNT); }
+
+const char *ltcl_type_name(ltcl_type type) { return type < LTCL_TYPE_COUNT ? type_names[type] : "OpenCL object"; }
 
 cl_int ltcl_invalid_code(ltcl_type type)
 {
@@ -49,20 +53,26 @@ cl_int ltcl_invalid_code(ltcl_type type)
     return CL_INVALID_VALUE;
 }
 
-static const char *code_name(cl_int code)
+const char *ltcl_code_name(cl_int code)
 {
     switch (code) {
-    case CL_INVALID_CONTEXT: return "CL_INVALID_CONTEXT";
-    case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
-    case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
-    case CL_INVALID_PROGRAM: return "CL_INVALID_PROGRAM";
-    case CL_INVALID_KERNEL: return "CL_INVALID_KERNEL";
-    case CL_INVALID_EVENT: return "CL_INVALID_EVENT";
-    case CL_INVALID_SAMPLER: return "CL_INVALID_SAMPLER";
-    case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
-    case CL_INVALID_COMMAND_BUFFER_KHR: return "CL_INVALID_COMMAND_BUFFER_KHR";
-    case CL_INVALID_SEMAPHORE_KHR: return "CL_INVALID_SEMAPHORE_KHR";
-    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+#define CODE_NAME(code) \
+    case code: return #code;
+        CODE_NAME(CL_INVALID_CONTEXT)
+        CODE_NAME(CL_INVALID_COMMAND_QUEUE)
+        CODE_NAME(CL_INVALID_MEM_OBJECT)
+        CODE_NAME(CL_INVALID_PROGRAM)
+        CODE_NAME(CL_INVALID_KERNEL)
+        CODE_NAME(CL_INVALID_EVENT)
+        CODE_NAME(CL_INVALID_EVENT_WAIT_LIST)
+        CODE_NAME(CL_INVALID_SAMPLER)
+        CODE_NAME(CL_INVALID_DEVICE)
+        CODE_NAME(CL_INVALID_DEVICE_QUEUE)
+        CODE_NAME(CL_INVALID_IMAGE_DESCRIPTOR)
+        CODE_NAME(CL_INVALID_COMMAND_BUFFER_KHR)
+        CODE_NAME(CL_INVALID_SEMAPHORE_KHR)
+        CODE_NAME(CL_INVALID_VALUE)
+#undef CODE_NAME
     }
     return "an error";
 }
@@ -88,6 +98,8 @@ void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, 
 
 static atomic_int untracked_extension_in_use;
 
+int ltcl_untracked_extension_in_use(void) { return atomic_load_explicit(&untracked_extension_in_use, memory_order_relaxed); }
+
 void ltcl_note_untracked_extension(const char *name)
 {
     if (!atomic_exchange(&untracked_extension_in_use, 1))
@@ -103,14 +115,16 @@ static void describe_refusal(cl_int code, int pass, char *out, size_t size)
     else if (code == CL_SUCCESS)
         snprintf(out, size, "not passed to the driver");
     else
-        snprintf(out, size, "refused with %s", code_name(code));
+        snprintf(out, size, "refused with %s", ltcl_code_name(code));
 }
 
-/* Decide the fate of a call the registry rejected. */
+/* Decide the fate of a call the registry rejected. The diagnostic carries
+ * the bad call's stack and, when livetrack remembers them, the creation
+ * and release stacks of the object the handle belonged to. */
 static int refuse(const char *call, ltcl_type type, const void *handle, livetrack_status status, cl_int code,
                   cl_int *refused)
 {
-    int pass = livetrack_transparent() || (status == LIVETRACK_UNKNOWN && atomic_load(&untracked_extension_in_use));
+    int pass = livetrack_transparent() || (status == LIVETRACK_UNKNOWN && ltcl_untracked_extension_in_use());
     if (status == LIVETRACK_NO_MEMORY || status == LIVETRACK_BAD_ARGUMENT)
         return 1; /* our failure, not the program's: stay out of the way */
     char outcome[64];
@@ -120,11 +134,12 @@ static int refuse(const char *call, ltcl_type type, const void *handle, livetrac
         const char *actual = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object) == LIVETRACK_OK
                                  ? object.type_name
                                  : "another type";
-        livetrack_report_misuse("%s(%p): the handle is a live %s, not a %s; %s", call, handle, actual,
-                                type_names[type], outcome);
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle),
+                                   "%s(%p): the handle is a live %s, not a %s; %s", call, handle, actual,
+                                   type_names[type], outcome);
     } else {
-        livetrack_report_misuse("%s(%p): %s %s; %s", call, handle, type_names[type], livetrack_status_name(status),
-                                outcome);
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), "%s(%p): %s %s; %s", call, handle,
+                                   type_names[type], livetrack_status_name(status), outcome);
     }
     *refused = code;
     return pass;
@@ -146,8 +161,11 @@ ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, c
 
 ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, call),
-                      ltcl_invalid_code(type), refused);
+    uint32_t refs_left = 1;
+    livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), &refs_left, call);
+    if (status == LIVETRACK_OK && refs_left == 0)
+        ltcl_note_released(type, handle);
+    return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
 }
 
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused)
@@ -165,13 +183,26 @@ void ltcl_undo_release(ltcl_type type, const void *handle)
                                 "it is no longer tracked", type_names[type], handle);
 }
 
-/* ---- root devices ------------------------------------------------------ */
+void ltcl_undo_retain(ltcl_type type, const void *handle)
+{
+    livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, "undo");
+}
+
+/* ---- root devices ------------------------------------------------------
+ * Root devices are not reference counted, so they are never in the
+ * registry: the layer notes each one it sees (clGetDeviceIDs, a context's
+ * devices) and, the first time it meets a device it has not noted, asks
+ * every platform for all its devices. Root devices do not come and go, so
+ * after that a device that is neither noted nor a live sub-device was
+ * never a device (or was a sub-device, now released). */
 
 #define MAX_ROOT_DEVICES 256
 static _Atomic(cl_device_id) root_devices[MAX_ROOT_DEVICES];
 static atomic_uint root_device_count;
+static atomic_int root_devices_enumerated; /* 1: every platform answered */
+static pthread_once_t enumeration_once = PTHREAD_ONCE_INIT;
 
-int ltcl_is_root_device(cl_device_id device)
+static int noted_root_device(cl_device_id device)
 {
     unsigned count = atomic_load(&root_device_count);
     for (unsigned i = 0; i < count && i < MAX_ROOT_DEVICES; i++)
@@ -184,13 +215,67 @@ void ltcl_note_root_devices(const cl_device_id *devices, cl_uint count)
 {
     for (cl_uint i = 0; devices && i < count; i++) {
         cl_device_id device = devices[i];
-        if (!device || ltcl_is_root_device(device) ||
+        if (!device || noted_root_device(device) ||
             livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(device), NULL) == LIVETRACK_OK)
             continue; /* known already, or a sub-device */
         unsigned slot = atomic_fetch_add(&root_device_count, 1);
         if (slot < MAX_ROOT_DEVICES)
             atomic_store(&root_devices[slot], device);
     }
+}
+
+/* Note the devices of one platform of one type; 1 when the platform
+ * answered (having none of that type is an answer). */
+static int note_platform_devices(cl_platform_id platform, cl_device_type type)
+{
+    cl_uint count = 0;
+    cl_int result = ltcl_next->clGetDeviceIDs(platform, type, 0, NULL, &count);
+    if (result == CL_DEVICE_NOT_FOUND || (result == CL_SUCCESS && count == 0))
+        return 1;
+    if (result != CL_SUCCESS)
+        return 0;
+    cl_device_id *devices = calloc(count, sizeof *devices);
+    if (!devices)
+        return 0;
+    cl_uint got = 0;
+    int ok = ltcl_next->clGetDeviceIDs(platform, type, count, devices, &got) == CL_SUCCESS;
+    if (ok)
+        ltcl_note_root_devices(devices, got < count ? got : count);
+    free(devices);
+    return ok;
+}
+
+static void enumerate_root_devices(void)
+{
+    cl_uint count = 0;
+    if (ltcl_next->clGetPlatformIDs(0, NULL, &count) != CL_SUCCESS || count == 0)
+        return;
+    cl_platform_id *platforms = calloc(count, sizeof *platforms);
+    if (!platforms)
+        return;
+    int complete = ltcl_next->clGetPlatformIDs(count, platforms, NULL) == CL_SUCCESS;
+    /* CL_DEVICE_TYPE_ALL leaves out custom devices. */
+    for (cl_uint i = 0; complete && i < count; i++)
+        complete = note_platform_devices(platforms[i], CL_DEVICE_TYPE_ALL) &&
+                   note_platform_devices(platforms[i], CL_DEVICE_TYPE_CUSTOM);
+    free(platforms);
+    atomic_store(&root_devices_enumerated, complete && atomic_load(&root_device_count) <= MAX_ROOT_DEVICES);
+}
+
+int ltcl_is_root_device(cl_device_id device)
+{
+    if (!device)
+        return 0;
+    if (noted_root_device(device))
+        return 1;
+    pthread_once(&enumeration_once, enumerate_root_devices);
+    return noted_root_device(device);
+}
+
+int ltcl_root_devices_complete(void)
+{
+    pthread_once(&enumeration_once, enumerate_root_devices);
+    return atomic_load(&root_devices_enumerated);
 }
 
 cl_platform_id ltcl_device_platform(cl_device_id device)

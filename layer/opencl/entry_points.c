@@ -1,0 +1,188 @@
+/*
+ * The layer's entry points, expanded from the tables in entry_points.h:
+ * one wrapper per row that checks the row's object arguments, then does
+ * the row's effect (call the driver, record what it created, count a
+ * retain or release, or hand over to a hand-written wrapper).
+ *
+ * Inside a generated wrapper, `call_` is the entry point's name and `bad_`
+ * the verdict of the checks so far; each check runs only while the ones
+ * before it passed, so a call gets at most one diagnostic.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "entry_points.h"
+
+#define LTCL_STRIP(...) __VA_ARGS__
+#define LTCL_APPLY(macro, ...) macro(__VA_ARGS__)
+
+/* ---- checks ------------------------------------------------------------- */
+
+#define NO_OBJECTS
+#define OBJ(type, param)                                                                                     \
+    if (bad_ == CL_SUCCESS)                                                                                  \
+        bad_ = ltcl_check_object(call_, #param, -1, LTCL_##type, (param), ltcl_invalid_code(LTCL_##type));
+#define OBJS(type, count, array, code)                                                                       \
+    for (cl_uint i_ = 0; bad_ == CL_SUCCESS && (array) && i_ < (count); i_++)                                \
+        bad_ = ltcl_check_object(call_, #array, (long)i_, LTCL_##type, (array)[i_], (code));
+#define WAITS OBJS(EVENT, num_events_in_wait_list, event_wait_list, CL_INVALID_EVENT_WAIT_LIST)
+#define DEV(param)                                                                                           \
+    if (bad_ == CL_SUCCESS)                                                                                  \
+        bad_ = ltcl_check_device(call_, #param, -1, (param));
+#define DEVS(count, array)                                                                                   \
+    for (cl_uint i_ = 0; bad_ == CL_SUCCESS && (array) && i_ < (count); i_++)                                \
+        bad_ = ltcl_check_device(call_, #array, (long)i_, (array)[i_]);
+/* The buffer or image an image is made from. */
+#define IMAGE_SOURCE(desc)                                                                                   \
+    if (bad_ == CL_SUCCESS && (desc))                                                                        \
+        bad_ = ltcl_check_object(call_, #desc "->mem_object", -1, LTCL_MEM, (desc)->mem_object,              \
+                                 CL_INVALID_IMAGE_DESCRIPTOR);
+#define KERNEL_ARG(kernel, index, size, value)                                                               \
+    if (bad_ == CL_SUCCESS)                                                                                  \
+        bad_ = ltcl_check_kernel_arg(call_, (kernel), (index), (size), (value));
+
+/* ---- what a refused call returns ----------------------------------------- */
+
+#define LTCL_REFUSE_CODE return bad_;
+#define LTCL_REFUSE_ERRCODE                                                                                  \
+    if (errcode_ret)                                                                                         \
+        *errcode_ret = bad_;                                                                                 \
+    return NULL;
+#define LTCL_REFUSE_NIL return NULL;
+#define LTCL_REFUSE_NOTHING return;
+
+/* ---- effects --------------------------------------------------------------
+ * Each gets the row's name, return type, the driver function expression
+ * and the argument list, then the row's effect arguments. */
+
+#define LTCL_EFFECT_PASS(name, ret, next, args, ...) return next args;
+
+#define LTCL_EFFECT_CUSTOM(name, ret, next, args, ...) return name##_wrap args;
+
+#define LTCL_EFFECT_CUSTOM_VOID(name, ret, next, args, ...) name##_wrap args;
+
+/* Retain and release update the registry BEFORE the driver: once the
+ * driver frees an object it may hand the address to another thread's
+ * create, which must find the registry already clean. A call the driver
+ * then rejects is undone. */
+#define LTCL_EFFECT_REFCOUNT(name, ret, next, args, type, object, releases, untracked)                      \
+    if (!(object) || untracked(object))                                                                      \
+        return next args;                                                                                    \
+    cl_int refused_ = CL_SUCCESS;                                                                            \
+    ltcl_verdict verdict_ = (releases) ? ltcl_release(#name, LTCL_##type, (object), &refused_)               \
+                                       : ltcl_retain(#name, LTCL_##type, (object), &refused_);               \
+    if (verdict_ == LTCL_REFUSED)                                                                            \
+        return refused_;                                                                                     \
+    cl_int result_ = next args;                                                                              \
+    if (result_ != CL_SUCCESS && verdict_ == LTCL_COUNTED) {                                                 \
+        if (releases)                                                                                        \
+            ltcl_undo_release(LTCL_##type, (object));                                                        \
+        else                                                                                                 \
+            ltcl_undo_retain(LTCL_##type, (object));                                                         \
+    }                                                                                                        \
+    return result_;
+
+#define LTCL_EFFECT_CREATE(name, ret, next, args, type, bytes, parent, second, flags)                       \
+    ret created_ = next args;                                                                                \
+    if (created_)                                                                                            \
+        ltcl_record_creation(#name, LTCL_##type, created_, (bytes), (parent), (second), (flags), NULL);     \
+    return created_;
+
+#define LTCL_EFFECT_SIZED_MEM(name, ret, next, args, context, source)                                        \
+    ret created_ = next args;                                                                                \
+    if (created_)                                                                                            \
+        ltcl_record_sized_mem(#name, created_, (context), (source));                                         \
+    return created_;
+
+#define LTCL_EFFECT_EVENT(name, ret, next, args, queue)                                                      \
+    cl_int result_ = next args;                                                                              \
+    ltcl_event_from_queue(#name, result_, event, (queue));                                                   \
+    return result_;
+
+/* The result is known even when the program passed errcode_ret = NULL:
+ * the driver gets an error slot of ours then. */
+#define LTCL_EFFECT_EVENT_ERRCODE(name, ret, next, args, queue)                                              \
+    cl_int slot_ = CL_SUCCESS;                                                                               \
+    if (!errcode_ret)                                                                                        \
+        errcode_ret = &slot_;                                                                                \
+    ret result_ = next args;                                                                                 \
+    ltcl_event_from_queue(#name, *errcode_ret, event, (queue));                                              \
+    return result_;
+
+/* ---- the wrappers ---------------------------------------------------------- */
+
+#define LTCL_WRAPPER(name, next, ret, refuse, params, args, checks, effect, effect_args)                     \
+    static ret CL_API_CALL name##_checked params                                                             \
+    {                                                                                                        \
+        static const char call_[] = #name;                                                                   \
+        cl_int bad_ = CL_SUCCESS;                                                                            \
+        (void)call_;                                                                                         \
+        checks if (bad_ != CL_SUCCESS)                                                                       \
+        {                                                                                                    \
+            LTCL_REFUSE_##refuse                                                                             \
+        }                                                                                                    \
+        LTCL_APPLY(LTCL_EFFECT_##effect, name, ret, next, args, LTCL_STRIP effect_args)                      \
+    }
+
+#define LTCL_CORE_WRAPPER(name, ret, refuse, params, args, checks, effect, effect_args) \
+    LTCL_WRAPPER(name, ltcl_next->name, ret, refuse, params, args, checks, effect, effect_args)
+#define LTCL_EXT_WRAPPER(name, icd, ret, refuse, params, args, checks, effect, effect_args) \
+    LTCL_WRAPPER(name, LTCL_EXT_DRIVER(name, icd), ret, refuse, params, args, checks, effect, effect_args)
+#define LTCL_NO_WRAPPER(name)
+
+LTCL_DISPATCH_TABLE(LTCL_CORE_WRAPPER, LTCL_NO_WRAPPER)
+LTCL_EXTENSION_TABLE(LTCL_EXT_WRAPPER)
+
+/* ---- the table covers the dispatch table exactly ---------------------------
+ * One row per entry: a row naming no entry fails offsetof, a row given
+ * twice redefines its enumerator, and the count must match the struct. */
+
+enum {
+#define LTCL_ROW(name, ...) ltcl_row_##name,
+#define LTCL_ROW_N(name) ltcl_row_##name,
+    LTCL_DISPATCH_TABLE(LTCL_ROW, LTCL_ROW_N)
+#undef LTCL_ROW
+#undef LTCL_ROW_N
+    LTCL_DISPATCH_ROWS
+};
+_Static_assert(LTCL_DISPATCH_ROWS == sizeof(struct _cl_icd_dispatch) / sizeof(void *),
+               "entry_points.h must have one row per dispatch table entry");
+#define LTCL_IS_FIELD(name, ...) (void)offsetof(struct _cl_icd_dispatch, name);
+#define LTCL_IS_FIELD_N(name) (void)offsetof(struct _cl_icd_dispatch, name);
+static inline void ltcl_rows_are_fields(void) { LTCL_DISPATCH_TABLE(LTCL_IS_FIELD, LTCL_IS_FIELD_N) }
+
+/* ---- installation and lookup ----------------------------------------------- */
+
+void ltcl_install_wrappers(struct _cl_icd_dispatch *table)
+{
+    (void)ltcl_rows_are_fields;
+#define LTCL_INSTALL(name, ...) table->name = name##_checked;
+#define LTCL_KEEP(name)
+    LTCL_DISPATCH_TABLE(LTCL_INSTALL, LTCL_KEEP)
+#undef LTCL_INSTALL
+#undef LTCL_KEEP
+}
+
+void *ltcl_dispatch_wrapper(const char *name)
+{
+#define LTCL_MATCH(entry, ...)     \
+    if (!strcmp(name, #entry))     \
+        return (void *)entry##_checked;
+#define LTCL_NO_MATCH(entry)
+    LTCL_DISPATCH_TABLE(LTCL_MATCH, LTCL_NO_MATCH)
+#undef LTCL_MATCH
+#undef LTCL_NO_MATCH
+    return NULL;
+}
+
+void *ltcl_extension_wrapper(const char *name, int *id)
+{
+#define LTCL_MATCH(entry, ...)                    \
+    if (!strcmp(name, #entry)) {                  \
+        *id = LTCL_EXT_##entry;                   \
+        return (void *)entry##_checked;           \
+    }
+    LTCL_EXTENSION_TABLE(LTCL_MATCH)
+#undef LTCL_MATCH
+    return NULL;
+}

@@ -1,0 +1,212 @@
+/*
+ * Argument validation: the slow path of the checks every wrapper makes
+ * before the driver sees an object argument (the fast path, a live handle
+ * of the expected type, is inline in cl_layer_internal.h).
+ *
+ * A handle is valid while the registry holds it live: the program holds a
+ * reference, or a live child keeps it alive (refs == 0, holders > 0). The
+ * OpenCL object model (every version since 1.0) deletes an object only
+ * once its count is zero *and* the objects attached to it are gone, and
+ * clGet*Info hands such objects back without a retain (CL_KERNEL_PROGRAM,
+ * CL_QUEUE_CONTEXT, CL_MEM_ASSOCIATED_MEMOBJECT, CL_EVENT_CONTEXT, ...),
+ * so they are valid arguments; only releasing one is refused (tracking.c:
+ * the program holds no reference to give back). docs/validation.md says
+ * the same for users.
+ *
+ * Not live, or live as another type, is misuse: the call gets the
+ * function's documented CL_INVALID_* code and the driver never sees it,
+ * unless LIVETRACK_TRANSPARENT=1 (then it goes on after the diagnostic).
+ * Three things make an unknown handle pass silently instead, because the
+ * registry cannot vouch for it:
+ *   - the program uses an extension function livetrack does not wrap (its
+ *     objects are invisible to us);
+ *   - livetrack ran out of memory (tracking incomplete);
+ *   - a device that is not a live sub-device while the root devices of
+ *     every platform are not known (see tracking.c).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cl_layer_internal.h"
+
+/* The registry cannot vouch for handles it does not know. */
+static int unknown_handles_pass(void)
+{
+    if (ltcl_untracked_extension_in_use())
+        return 1;
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    return stats.incomplete;
+}
+
+static void name_argument(char *out, size_t size, const char *what, long index)
+{
+    if (index >= 0)
+        snprintf(out, size, "%s[%ld]", what, index);
+    else
+        snprintf(out, size, "%s", what);
+}
+
+/* Print the diagnostic for a bad argument; returns what the call does
+ * with it: CL_SUCCESS (go on, transparent mode) or `code`. */
+static cl_int report_bad_argument(const char *call, const char *argument, ltcl_type type, const void *handle,
+                                  const livetrack_object *live_as, cl_int code)
+{
+    int pass = livetrack_transparent();
+    char outcome[64];
+    if (pass)
+        snprintf(outcome, sizeof outcome, "passed to the driver");
+    else
+        snprintf(outcome, sizeof outcome, "refused with %s", ltcl_code_name(code));
+    if (live_as)
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle),
+                                   "%s(%s %p): the handle is a live %s, not a %s; %s", call, argument, handle,
+                                   live_as->type_name ? live_as->type_name : "object of another type",
+                                   ltcl_type_name(type), outcome);
+    else
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle),
+                                   "%s(%s %p): not a live %s (never created, or already released); %s", call,
+                                   argument, handle, ltcl_type_name(type), outcome);
+    return pass ? CL_SUCCESS : code;
+}
+
+cl_int ltcl_refuse_argument(const char *call, const char *what, long index, ltcl_type type, const void *handle,
+                            cl_int code)
+{
+    livetrack_object object;
+    livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object);
+    if (status == LIVETRACK_OK && object.type == type)
+        return CL_SUCCESS; /* made live since the fast path looked */
+    if (status != LIVETRACK_OK && unknown_handles_pass())
+        return CL_SUCCESS;
+    char argument[96];
+    name_argument(argument, sizeof argument, what, index);
+    return report_bad_argument(call, argument, type, handle, status == LIVETRACK_OK ? &object : NULL, code);
+}
+
+cl_int ltcl_check_device_slow(const char *call, const char *what, long index, const void *device)
+{
+    livetrack_object object;
+    livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(device), &object);
+    if (status == LIVETRACK_OK && object.type == LTCL_DEVICE)
+        return CL_SUCCESS;
+    /* A live object of another type is certainly no device. Otherwise it
+     * is a released sub-device or never was a device, as far as the
+     * registry knows, which is only good enough when every root device is
+     * known too. */
+    if (status != LIVETRACK_OK && (!ltcl_root_devices_complete() || unknown_handles_pass()))
+        return CL_SUCCESS;
+    char argument[96];
+    name_argument(argument, sizeof argument, what, index);
+    return report_bad_argument(call, argument, LTCL_DEVICE, device, status == LIVETRACK_OK ? &object : NULL,
+                               CL_INVALID_DEVICE);
+}
+
+/* ---- clSetKernelArg ----------------------------------------------------- */
+
+/* Handles of memory objects, samplers and queues the program released
+ * recently, remembered by value: a lossy, direct-mapped set (a newer
+ * release overwrites an older one in its slot). It answers one question
+ * the registry cannot: is this pointer-sized kernel argument, which is not
+ * a live handle, a released one or just a number? Each slot holds the
+ * handle with its type in the top byte (user-space addresses fit in 56
+ * bits; a handle that does not is not remembered). */
+#define RELEASED_SLOTS 4096u
+static _Atomic uint64_t released_slots[RELEASED_SLOTS];
+
+static unsigned released_slot(uint64_t key) { return (unsigned)((key >> 4) ^ (key >> 16) ^ (key >> 28)) % RELEASED_SLOTS; }
+
+void ltcl_note_released(ltcl_type type, const void *handle)
+{
+    uint64_t key = ltcl_key(handle);
+    if ((type != LTCL_MEM && type != LTCL_SAMPLER && type != LTCL_QUEUE) || key >> 56)
+        return;
+    atomic_store_explicit(&released_slots[released_slot(key)], key | (uint64_t)type << 56, memory_order_relaxed);
+}
+
+/* The type of a remembered released handle, or LTCL_TYPE_COUNT. */
+static ltcl_type released_type(const void *handle)
+{
+    uint64_t key = ltcl_key(handle);
+    uint64_t slot = atomic_load_explicit(&released_slots[released_slot(key)], memory_order_relaxed);
+    return slot && (slot & ((UINT64_C(1) << 56) - 1)) == key ? (ltcl_type)(slot >> 56) : LTCL_TYPE_COUNT;
+}
+
+typedef enum arg_kind { ARG_UNKNOWN, ARG_VALUE, ARG_OBJECT } arg_kind;
+
+/* What kernel argument `index` takes, from the driver's argument info
+ * (*type: the object type for ARG_OBJECT). ARG_UNKNOWN when the driver
+ * cannot say: pocl, for one, answers only for programs built with
+ * -cl-kernel-arg-info, and then reports no address qualifier for global
+ * pointers, so the type name decides. */
+static arg_kind kernel_argument_kind(cl_kernel kernel, cl_uint index, ltcl_type *type)
+{
+    char name[64] = "";
+    if (ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof name - 1, name, NULL) !=
+        CL_SUCCESS)
+        return ARG_UNKNOWN;
+    cl_kernel_arg_type_qualifier qualifier = 0;
+    size_t length = strlen(name);
+    *type = LTCL_MEM;
+    if ((length && name[length - 1] == '*') || !strncmp(name, "image", 5))
+        return ARG_OBJECT; /* buffers and images */
+    if (ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof qualifier, &qualifier,
+                                      NULL) == CL_SUCCESS &&
+        (qualifier & CL_KERNEL_ARG_TYPE_PIPE))
+        return ARG_OBJECT;
+    *type = !strcmp(name, "sampler_t") ? LTCL_SAMPLER : !strcmp(name, "queue_t") ? LTCL_QUEUE : LTCL_TYPE_COUNT;
+    return *type == LTCL_TYPE_COUNT ? ARG_VALUE : ARG_OBJECT;
+}
+
+static cl_int code_for_argument(ltcl_type type)
+{
+    return type == LTCL_MEM ? CL_INVALID_MEM_OBJECT : type == LTCL_SAMPLER ? CL_INVALID_SAMPLER
+                                                                           : CL_INVALID_DEVICE_QUEUE;
+}
+
+/* A memory object, sampler or device queue argument is passed as a
+ * pointer to the handle, so only an argument of pointer size can hold
+ * one. A live cl_mem, cl_sampler or cl_command_queue is accepted at once.
+ * Any other value of that size is a number, a bad handle, or a live
+ * object of another type:
+ *   - when the driver says what the argument is, an object argument gets
+ *     refused unless it is a live handle of its type;
+ *   - when it cannot, only a value that is a handle the program recently
+ *     released (released_type) is refused: a never-created pointer cannot
+ *     be told from a number then. */
+cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, size_t size, const void *value)
+{
+    if (!value || size != sizeof(void *))
+        return CL_SUCCESS;
+    const void *handle;
+    memcpy(&handle, value, sizeof handle);
+    if (!handle)
+        return CL_SUCCESS; /* a NULL buffer is allowed */
+    livetrack_object object;
+    livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object);
+    if (status == LIVETRACK_OK &&
+        (object.type == LTCL_MEM || object.type == LTCL_SAMPLER || object.type == LTCL_QUEUE))
+        return CL_SUCCESS;
+    /* Asking the driver needs a kernel it still has: in transparent mode
+     * a bad kernel got this far. */
+    livetrack_object owner;
+    if (!kernel || livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(kernel), &owner) != LIVETRACK_OK ||
+        owner.type != LTCL_KERNEL)
+        return CL_SUCCESS;
+    ltcl_type expected = LTCL_TYPE_COUNT;
+    arg_kind kind = kernel_argument_kind(kernel, index, &expected);
+    if (kind == ARG_VALUE)
+        return CL_SUCCESS;
+    if (kind == ARG_UNKNOWN) {
+        expected = status == LIVETRACK_OK ? LTCL_TYPE_COUNT : released_type(handle);
+        if (expected == LTCL_TYPE_COUNT)
+            return CL_SUCCESS;
+    }
+    if (status != LIVETRACK_OK && unknown_handles_pass())
+        return CL_SUCCESS;
+    char argument[96];
+    snprintf(argument, sizeof argument, "arg_value of argument %u", index);
+    return report_bad_argument(call, argument, expected, handle, status == LIVETRACK_OK ? &object : NULL,
+                               code_for_argument(expected));
+}
