@@ -3,13 +3,15 @@
  * released handle, of a pointer that was never an object, or of an object
  * of another type gives the type's CL_INVALID_* code; releasing an object
  * the application released but a child keeps alive is refused too, and
- * retaining it is allowed. Each refused call prints one line on stderr,
- * "livetrack: ..." naming the call and the handle (%p).
+ * retaining it is allowed. Each refused call prints one diagnostic on
+ * stderr, a "livetrack: ERROR: ..." line naming the call and the handle
+ * (%p), followed by the stacks.
  *
  * The test runs itself as a child ("child" argument) with its stderr
  * captured. The child checks the return codes and the registry and prints
- * "refused <call> <handle>" on stdout for each call it expects a line for;
- * the parent matches those against the child's stderr, in order.
+ * "refused <call> <handle>" on stdout for each call it expects a diagnostic
+ * for; the parent matches those against the "livetrack: ERROR:" lines of
+ * the child's stderr, in order.
  */
 #include "cl_test_util.h"
 
@@ -322,9 +324,10 @@ static int run_parent(void)
     CHECK_EQ_INT(child.status, 0);
 
     line_list expected = split_lines(child.out, "refused ");
-    line_list diagnostics = split_lines(child.err, "livetrack: ");
+    /* A diagnostic is one "livetrack: ERROR:" line, then the stacks. */
+    line_list diagnostics = split_lines(child.err, "livetrack: ERROR: ");
     CHECK(expected.count >= 30);
-    /* One line per refused call, nothing else. */
+    /* One diagnostic per refused call, nothing else. */
     CHECK_EQ_INT(diagnostics.count, expected.count);
 
     size_t n = expected.count < diagnostics.count ? expected.count : diagnostics.count;
