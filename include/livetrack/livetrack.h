@@ -170,6 +170,10 @@ typedef struct livetrack_object {
 
 LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out);
 
+/* Whether a handle is live, and its type: the cheap check a front end
+ * makes on every object argument (one shard lock, nothing converted). */
+LIVETRACK_API livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type);
+
 /* True while the very object described (same handle and creation number)
  * is still live. */
 LIVETRACK_API int livetrack_still_live(const livetrack_object *object);

@@ -561,6 +561,19 @@ livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, live
     return LIVETRACK_OK;
 }
 
+livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    livetrack_type found = node ? node->type : 0;
+    lt_spin_unlock(&shard->lock);
+    if (node && type)
+        *type = found;
+    return node ? LIVETRACK_OK : LIVETRACK_UNKNOWN;
+}
+
 /* Whether `object` (that very incarnation) is live; runs fn, if any,
  * before the shard lock is dropped. */
 static int check_live(const livetrack_object *object, void (*fn)(void *context), void *context)

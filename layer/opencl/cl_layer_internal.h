@@ -148,16 +148,14 @@ cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, 
  * clSetKernelArg). */
 void ltcl_note_released(ltcl_type type, const void *handle);
 
-/* Whether `handle` is live, and as what: one registry lookup. (The full
- * description livetrack_lookup fills also converts the creation time,
- * which reads the clock and costs more than the lookup itself; a
- * type-only lookup in the core would make this one shard lock.) */
+/* Whether `handle` is live, and as what: one shard lock, nothing else
+ * (livetrack_lookup would also describe the whole object). */
 static inline int ltcl_live_type(const void *handle, ltcl_type *type)
 {
-    livetrack_object object;
-    if (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object) != LIVETRACK_OK)
+    livetrack_type found;
+    if (livetrack_live_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &found) != LIVETRACK_OK)
         return 0;
-    *type = (ltcl_type)object.type;
+    *type = (ltcl_type)found;
     return 1;
 }
 
