@@ -1,0 +1,122 @@
+/*
+ * One tracked call, from both attach modes: the prologue runs before the
+ * driver (destroys, frees and releases count there), the epilogue after
+ * it (creations are recorded only when the call succeeded; a failed
+ * call gets back what its prologue took out of the registry).
+ */
+#include <stdlib.h>
+
+#include "cuda_front_end.h"
+
+CUresult (*ltcu_driver_current_context)(CUcontext *context);
+
+void ltcu_call_begin(ltcu_call *call, ltcu_call_id id, ltcu_origin origin, const char *runtime_call,
+                     int context_known, CUcontext context, const void *params)
+{
+    call->id = id;
+    call->origin = origin;
+    call->runtime_call = runtime_call;
+    /* The cuda* call names the objects it makes: that is what the
+     * program wrote. */
+    call->name = runtime_call ? runtime_call : ltcu_calls[id].api_name;
+    call->context_known = context_known;
+    call->context = context;
+    call->dropped = 0;
+    call->undo_count = 0;
+    call->undo_capacity = LTCU_INLINE_UNDO;
+    call->undo = call->inline_undo;
+    ltcu_watch_exit();
+    if (params && ltcu_handlers[id].before)
+        ltcu_handlers[id].before(call, params);
+}
+
+CUcontext ltcu_call_context(ltcu_call *call)
+{
+    if (!call->context_known) {
+        call->context_known = 1;
+        CUcontext current = NULL;
+        if (ltcu_driver_current_context && ltcu_driver_current_context(&current) == CUDA_SUCCESS)
+            call->context = current;
+    }
+    return call->context;
+}
+
+void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object)
+{
+    if (call->undo_count == call->undo_capacity) {
+        size_t capacity = call->undo_capacity * 2;
+        ltcu_undo *grown = malloc(capacity * sizeof *grown);
+        if (!grown)
+            return; /* a failed call then cannot put this one back: rare, and only tracking suffers */
+        for (size_t i = 0; i < call->undo_count; i++)
+            grown[i] = call->undo[i];
+        if (call->undo != call->inline_undo)
+            free(call->undo);
+        call->undo = grown;
+        call->undo_capacity = capacity;
+    }
+    call->undo[call->undo_count].kind = kind;
+    call->undo[call->undo_count].object = *object;
+    call->undo_count++;
+}
+
+/* Give the object back the references it had before the prologue took
+ * them. Still there when children keep it alive (or only one of several
+ * references went): retake them. Else make it again (its creation stack
+ * is lost). */
+static void restore(const ltcu_call *call, const livetrack_object *before)
+{
+    livetrack_object now;
+    uint32_t refs = 0;
+    if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, before->handle, &now) == LIVETRACK_OK && now.type == before->type) {
+        refs = now.refs;
+    } else {
+        livetrack_new_object again = {
+            .domain = LIVETRACK_DOMAIN_CUDA,
+            .type = before->type,
+            .handle = before->handle,
+            .bytes = before->bytes,
+            .owner = before->owner,
+            .parent = before->parents[0],
+            .second_parent = before->parents[1],
+            .flags = 0,
+            .call = call->name,
+        };
+        if (livetrack_create(&again) != LIVETRACK_OK)
+            return;
+        refs = 1;
+    }
+    for (; refs < before->refs; refs++)
+        livetrack_retain(LIVETRACK_DOMAIN_CUDA, before->type, before->handle, call->name);
+}
+
+static void undo(const ltcu_call *call, const ltcu_undo *step)
+{
+    switch (step->kind) {
+    case LTCU_UNDO_DESTROY:
+    case LTCU_UNDO_RELEASE: restore(call, &step->object); break;
+    case LTCU_UNDO_RUNTIME_REF: ltcu_primary_give_back_runtime_reference((CUdevice)step->object.handle); break;
+    case LTCU_UNDO_MAPPING_SIZE: ltcu_mapping_add(step->object.handle, step->object.bytes); break;
+    }
+}
+
+void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
+{
+    if (result == CUDA_SUCCESS) {
+        if (params && ltcu_handlers[call->id].after)
+            ltcu_handlers[call->id].after(call, params);
+    } else {
+        /* The driver refused: nothing was destroyed or released. */
+        for (size_t i = call->undo_count; i-- > 0;)
+            undo(call, &call->undo[i]);
+        if (call->dropped)
+            ltcu_note("%s failed (CUDA error %d): the %zu object%s reported as going with the context %s still "
+                      "there and stay%s tracked",
+                      call->name, (int)result, call->dropped, call->dropped == 1 ? "" : "s",
+                      call->dropped == 1 ? "is" : "are", call->dropped == 1 ? "s" : "");
+    }
+    if (call->undo != call->inline_undo)
+        free(call->undo);
+    call->undo = call->inline_undo;
+    call->undo_count = 0;
+}

@@ -1,0 +1,185 @@
+/*
+ * dlsym, interposed: the CUDA runtime dlopens libcuda.so.1 and looks up
+ * cuGetProcAddress_v2 there with dlsym, which searches only the driver, so
+ * preloading our cu* functions alone never reaches it. Our dlsym hands
+ * out our wrapper for the driver functions livetrack wraps (and for
+ * cuGetProcAddress, through which the runtime then fetches the rest), and
+ * is glibc's dlsym for every other name.
+ *
+ * glibc's dlsym reads its caller's return address to resolve RTLD_NEXT
+ * ("the next object after the caller"). A C wrapper calling it would make
+ * every RTLD_NEXT lookup relative to this library, and an interposer
+ * loaded after us would find itself instead of the next definition. So
+ * dlsym itself is a few instructions of assembly: it asks
+ * ltcu_dlsym_replacement() whether the name is one of ours and, when it is
+ * not, jumps to glibc's dlsym with the caller's return address still in
+ * place. Other architectures get a C wrapper (RTLD_NEXT lookups of other
+ * interposers are then relative to this library; docs/cuda.md says so).
+ */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "cuda_front_end.h"
+
+/* Every dlsym of the process comes here first, including those a
+ * sanitizer runtime makes while it initializes (AddressSanitizer looks
+ * up the functions it intercepts), before instrumented code may run. So
+ * the path every lookup takes, finding glibc's dlsym and telling our
+ * names from others, is built without sanitizer instrumentation and
+ * calls nothing but glibc. */
+#define UNINSTRUMENTED __attribute__((no_sanitize_address, no_sanitize("undefined")))
+
+/* glibc's dlsym: read by the assembly below, so not static. */
+void *(*ltcu_glibc_dlsym)(void *handle, const char *name);
+
+UNINSTRUMENTED static void *(*glibc_dlsym(void))(void *, const char *)
+{
+    void *(*found)(void *, const char *) = __atomic_load_n(&ltcu_glibc_dlsym, __ATOMIC_ACQUIRE);
+    /* The versions glibc has given dlsym: 2.34 moved it into libc. Racing
+     * threads find the same function. */
+    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0"};
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0] && !found; i++)
+        found = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    if (found)
+        __atomic_store_n(&ltcu_glibc_dlsym, found, __ATOMIC_RELEASE);
+    return found;
+}
+
+void *ltcu_real_dlsym(void *handle, const char *name)
+{
+    void *(*real)(void *, const char *) = glibc_dlsym();
+    return real ? real(handle, name) : NULL;
+}
+
+void *ltcu_driver_library(void)
+{
+    static _Atomic(void *) driver;
+    void *handle = atomic_load_explicit(&driver, memory_order_acquire);
+    if (handle)
+        return handle;
+    /* Our reference is kept: the handle must stay valid for later lookups.
+     * When the program has not loaded the driver yet, it is calling it,
+     * so it wants it loaded. */
+    handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        handle = dlopen("libcuda.so.1", RTLD_LAZY);
+    void *expected = NULL;
+    if (handle && !atomic_compare_exchange_strong(&driver, &expected, handle)) {
+        dlclose(handle); /* another thread's reference is the one kept */
+        handle = expected;
+    }
+    return handle;
+}
+
+static int tracked_symbol(const char *name)
+{
+    for (int id = 0; id < LTCU_CALL_COUNT; id++)
+        if (!strcmp(ltcu_calls[id].symbol, name))
+            return id;
+    return -1;
+}
+
+/* Our wrapper for a cu* name the driver has, else NULL. */
+static void *tracked_replacement(void *handle, const char *name)
+{
+    if (!ltcu_interposing())
+        return NULL;
+    void *wrapper = ltcu_get_proc_address_wrapper(name);
+    int id = -1;
+    if (!wrapper) {
+        id = tracked_symbol(name);
+        if (id < 0)
+            return NULL;
+        wrapper = ltcu_exported_wrapper((ltcu_call_id)id);
+    }
+    /* Only where the object searched has the driver's function: a
+     * lookup that fails must fail as it would without us. */
+    int relative = handle == RTLD_NEXT || handle == RTLD_DEFAULT;
+    void *found = ltcu_real_dlsym(relative ? RTLD_NEXT : handle, name);
+    if (!found || found == wrapper)
+        return found;
+    if (id >= 0 && found != ltcu_real_exported((ltcu_call_id)id))
+        return NULL; /* another driver than the one our wrapper calls */
+    return wrapper;
+}
+
+/* Called by dlsym below for every lookup: our wrapper for `name` when it
+ * is one, else NULL (then glibc's dlsym answers). */
+void *ltcu_dlsym_replacement(void *handle, const char *name);
+UNINSTRUMENTED void *ltcu_dlsym_replacement(void *handle, const char *name)
+{
+    if (!glibc_dlsym() || !name || name[0] != 'c' || name[1] != 'u')
+        return NULL;
+    return tracked_replacement(handle, name);
+}
+
+#if defined(__x86_64__)
+/* rdi = handle, rsi = name. Keep them across the call (and the stack
+ * 16-byte aligned at it); then return the wrapper, or tail-jump. */
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, @function\n"
+        ".p2align 4\n"
+        "dlsym:\n"
+        ".cfi_startproc\n"
+#if defined(__CET__)
+        "endbr64\n"
+#endif
+        "pushq %rdi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "pushq %rsi\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "call ltcu_dlsym_replacement\n"
+        "addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "popq %rsi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "popq %rdi\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "testq %rax, %rax\n"
+        "jnz 1f\n"
+        "jmpq *ltcu_glibc_dlsym(%rip)\n"
+        "1:\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size dlsym, .-dlsym\n");
+#elif defined(__aarch64__)
+/* x0 = handle, x1 = name; the frame record keeps x29/x30 for the call. */
+__asm__(".text\n"
+        ".globl dlsym\n"
+        ".type dlsym, %function\n"
+        ".p2align 2\n"
+        "dlsym:\n"
+        ".cfi_startproc\n"
+        "stp x29, x30, [sp, #-32]!\n"
+        ".cfi_def_cfa_offset 32\n"
+        ".cfi_offset 29, -32\n"
+        ".cfi_offset 30, -24\n"
+        "mov x29, sp\n"
+        "stp x0, x1, [sp, #16]\n"
+        "bl ltcu_dlsym_replacement\n"
+        "cbnz x0, 1f\n"
+        "ldp x0, x1, [sp, #16]\n"
+        "ldp x29, x30, [sp], #32\n"
+        ".cfi_remember_state\n"
+        ".cfi_def_cfa_offset 0\n"
+        "adrp x16, ltcu_glibc_dlsym\n"
+        "ldr x16, [x16, #:lo12:ltcu_glibc_dlsym]\n"
+        "br x16\n"
+        "1:\n"
+        ".cfi_restore_state\n"
+        "ldp x29, x30, [sp], #32\n"
+        ".cfi_def_cfa_offset 0\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size dlsym, .-dlsym\n");
+#else
+__attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
+{
+    void *wrapper = ltcu_dlsym_replacement(handle, name);
+    return wrapper ? wrapper : ltcu_real_dlsym(handle, name);
+}
+#endif

@@ -1,0 +1,86 @@
+/* The front end's small side map (see handle_map.h). */
+#include <stdlib.h>
+
+#include "handle_map.h"
+
+#define MIN_SLOTS 64u
+
+static size_t home_of(uint64_t key, size_t mask)
+{
+    /* Handles are aligned pointers: mix the bits so the low ones vary. */
+    key ^= key >> 29;
+    key *= 0xbf58476d1ce4e5b9ull;
+    key ^= key >> 32;
+    return (size_t)key & mask;
+}
+
+/* Caller holds the lock. */
+static int grow(ltcu_map *map)
+{
+    size_t count = map->slot_count ? map->slot_count * 2 : MIN_SLOTS;
+    ltcu_map_slot *fresh = calloc(count, sizeof *fresh);
+    if (!fresh)
+        return 0;
+    for (size_t i = 0; i < map->slot_count; i++) {
+        if (!map->slots[i].key)
+            continue;
+        size_t at = home_of(map->slots[i].key, count - 1);
+        while (fresh[at].key)
+            at = (at + 1) & (count - 1);
+        fresh[at] = map->slots[i];
+    }
+    free(map->slots);
+    map->slots = fresh;
+    map->slot_count = count;
+    return 1;
+}
+
+int ltcu_map_put(ltcu_map *map, uint64_t key, uint64_t value)
+{
+    if (!key)
+        return 0;
+    pthread_mutex_lock(&map->lock);
+    if ((map->used + 1) * 2 > map->slot_count && !grow(map)) {
+        pthread_mutex_unlock(&map->lock);
+        return 0;
+    }
+    size_t mask = map->slot_count - 1, at = home_of(key, mask);
+    while (map->slots[at].key && map->slots[at].key != key)
+        at = (at + 1) & mask;
+    if (!map->slots[at].key)
+        map->used++;
+    map->slots[at].key = key;
+    map->slots[at].value = value;
+    pthread_mutex_unlock(&map->lock);
+    return 1;
+}
+
+int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value)
+{
+    int found = 0;
+    pthread_mutex_lock(&map->lock);
+    if (key && map->slot_count) {
+        size_t mask = map->slot_count - 1, at = home_of(key, mask);
+        while (map->slots[at].key && map->slots[at].key != key)
+            at = (at + 1) & mask;
+        if (map->slots[at].key) {
+            found = 1;
+            if (value)
+                *value = map->slots[at].value;
+            map->used--;
+            /* Move later members of the probe chain back over the hole, so
+             * lookups never stop early at it. */
+            size_t hole = at;
+            for (size_t next = (hole + 1) & mask; map->slots[next].key; next = (next + 1) & mask) {
+                size_t home = home_of(map->slots[next].key, mask);
+                if (((next - home) & mask) >= ((next - hole) & mask)) {
+                    map->slots[hole] = map->slots[next];
+                    hole = next;
+                }
+            }
+            map->slots[hole].key = 0;
+        }
+    }
+    pthread_mutex_unlock(&map->lock);
+    return found;
+}
