@@ -1,0 +1,363 @@
+/*
+ * Interposition (LD_PRELOAD=liblivetrack_cuda.so) of a driver-API program
+ * calling the driver's exported functions, on the fake libcuda.so.1.
+ *
+ * Every family of tracked calls is made through the exports, then checked
+ * in the registry (type, size, owning context) and against the fake
+ * driver's own count of what is live; failed calls record nothing; misuse
+ * is reported and the driver's answer reaches the program unchanged; a
+ * context's end drops what it owned; threads freeing and allocating at
+ * once never confuse an address the driver hands out again.
+ */
+#include <pthread.h>
+
+#include "cuda_test_util.h"
+#include "fake_cuda.h"
+
+static CUcontext context;
+
+/* The CUDA 11 ABI of cuGraphInstantiate, which cuda.h 13 no longer declares. */
+CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode,
+                                       char *logBuffer, size_t bufferSize);
+
+#define H CUDA_TEST_HANDLE
+
+static void check_owned(const char *type, uint64_t handle, uint64_t bytes, CUcontext owner)
+{
+    livetrack_object object;
+    int found = cuda_live(type, handle, &object);
+    if (!found)
+        fprintf(stderr, "%s 0x%llx is not tracked\n", type, (unsigned long long)handle);
+    CHECK(found);
+    if (found) {
+        CHECK_EQ_INT(object.bytes, bytes);
+        CHECK(object.owner == (const void *)owner);
+        CHECK_EQ_INT(object.refs, 1);
+    }
+}
+
+static void streams_events_graphs(void)
+{
+    CUstream stream = NULL, priority = NULL;
+    CHECK_EQ_INT(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuStreamCreateWithPriority(&priority, 0, -1), CUDA_SUCCESS);
+    check_owned("CUstream", H(stream), 0, context);
+    check_owned("CUstream", H(priority), 0, context);
+
+    CUevent event = NULL;
+    CHECK_EQ_INT(cuEventCreate(&event, 0), CUDA_SUCCESS);
+    check_owned("CUevent", H(event), 0, context);
+
+    CUgraph graph = NULL, clone = NULL, captured = NULL;
+    CHECK_EQ_INT(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphClone(&clone, graph), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuStreamEndCapture(stream, &captured), CUDA_SUCCESS);
+    check_owned("CUgraph", H(graph), 0, NULL);
+    check_owned("CUgraph", H(clone), 0, NULL);
+    check_owned("CUgraph", H(captured), 0, NULL);
+
+    CUgraphExec exec = NULL, with_params = NULL, legacy = NULL;
+    CHECK_EQ_INT(cuGraphInstantiate(&exec, graph, 0), CUDA_SUCCESS); /* cuGraphInstantiateWithFlags */
+    CUDA_GRAPH_INSTANTIATE_PARAMS params = {0};
+    CHECK_EQ_INT(cuGraphInstantiateWithParams(&with_params, clone, &params), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphInstantiate_v2(&legacy, captured, NULL, NULL, 0), CUDA_SUCCESS);
+    check_owned("CUgraphExec", H(exec), 0, context);
+    check_owned("CUgraphExec", H(with_params), 0, context);
+    check_owned("CUgraphExec", H(legacy), 0, context);
+
+    CHECK_EQ_INT(cuGraphExecDestroy(exec), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphExecDestroy(with_params), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphExecDestroy(legacy), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphDestroy(graph), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphDestroy(clone), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphDestroy(captured), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuEventDestroy(event), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuStreamDestroy(priority), CUDA_SUCCESS);
+
+    /* A destroy the driver refuses: the program gets the driver's error
+     * and the stream stays tracked. */
+    fake_cuda_fail_next("cuStreamDestroy_v2", CUDA_ERROR_NOT_READY);
+    CHECK_EQ_INT(cuStreamDestroy(stream), CUDA_ERROR_NOT_READY);
+    check_owned("CUstream", H(stream), 0, context);
+    CHECK_EQ_INT(cuStreamDestroy(stream), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUstream", H(stream), NULL));
+}
+
+static void code_and_arrays(void)
+{
+    static const char image[] = "not really a cubin";
+    CUmodule module = NULL, from_file = NULL;
+    CHECK_EQ_INT(cuModuleLoadData(&module, image), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuModuleLoad(&from_file, "kernels.cubin"), CUDA_SUCCESS);
+    check_owned("CUmodule", H(module), 0, context);
+    CUlibrary library = NULL;
+    CHECK_EQ_INT(cuLibraryLoadData(&library, image, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
+    check_owned("CUlibrary", H(library), 0, NULL);
+    CUlinkState link = NULL;
+    CHECK_EQ_INT(cuLinkCreate(0, NULL, NULL, &link), CUDA_SUCCESS);
+    check_owned("CUlinkState", H(link), 0, context);
+
+    CUDA_ARRAY_DESCRIPTOR flat = {.Width = 128, .Height = 4, .Format = CU_AD_FORMAT_UNSIGNED_INT8, .NumChannels = 2};
+    CUDA_ARRAY3D_DESCRIPTOR volume = {.Width = 4, .Height = 4, .Depth = 4, .Format = CU_AD_FORMAT_FLOAT,
+                                      .NumChannels = 1};
+    CUarray array = NULL, array3d = NULL;
+    CUmipmappedArray mipmapped = NULL;
+    CHECK_EQ_INT(cuArrayCreate(&array, &flat), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuArray3DCreate(&array3d, &volume), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayCreate(&mipmapped, &volume, 3), CUDA_SUCCESS);
+    check_owned("CUarray", H(array), 128 * 4 * 2, context);
+    check_owned("CUarray", H(array3d), 4 * 4 * 4 * 4, context);
+    check_owned("CUmipmappedArray", H(mipmapped), (64 + 8 + 1) * 4, context);
+
+    CUDA_RESOURCE_DESC resource = {.resType = CU_RESOURCE_TYPE_ARRAY, .res.array.hArray = array};
+    CUDA_TEXTURE_DESC texture_desc = {0};
+    CUtexObject texture = 0;
+    CUsurfObject surface = 0;
+    CHECK_EQ_INT(cuTexObjectCreate(&texture, &resource, &texture_desc, NULL), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuSurfObjectCreate(&surface, &resource), CUDA_SUCCESS);
+    /* The driver numbers these from 1: their keys carry the type. */
+    check_owned("CUtexObject", texture, 0, context);
+    check_owned("CUsurfObject", surface, 0, context);
+
+    CHECK_EQ_INT(cuTexObjectDestroy(texture), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuSurfObjectDestroy(surface), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayDestroy(mipmapped), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuArrayDestroy(array3d), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuArrayDestroy(array), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuLinkDestroy(link), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuLibraryUnload(library), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuModuleUnload(from_file), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuModuleUnload(module), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUmodule", H(module), NULL));
+    CHECK(!cuda_live("CUtexObject", texture, NULL));
+}
+
+static void allocations(void)
+{
+    CUdeviceptr device = 0, pitched = 0, managed = 0, async = 0, pooled = 0;
+    void *pinned = NULL, *host = NULL;
+    size_t pitch = 0;
+    CHECK_EQ_INT(cuMemAlloc(&device, 1000), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAllocPitch(&pitched, &pitch, 100, 3, 4), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAllocManaged(&managed, 300, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAllocHost(&pinned, 400), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemHostAlloc(&host, 500, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAllocAsync(&async, 600, NULL), CUDA_SUCCESS);
+    check_owned("CUdeviceptr", device, 1000, context);
+    check_owned("CUdeviceptr", pitched, pitch * 3, context);
+    check_owned("managed", managed, 300, context);
+    check_owned("host_pinned", H(pinned), 400, context);
+    check_owned("host_pinned", H(host), 500, context);
+    check_owned("device_async", async, 600, NULL);
+
+    CUmemPoolProps props = {.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+                            .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    CUmemoryPool pool = NULL;
+    CHECK_EQ_INT(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAllocFromPoolAsync(&pooled, 700, pool, NULL), CUDA_SUCCESS);
+    livetrack_object object;
+    CHECK(cuda_live("device_async", pooled, &object) && object.bytes == 700 &&
+          object.parents[0] == cuda_key("CUmemoryPool", H(pool)));
+    /* The pool outlives its destroy while memory from it is out. */
+    CHECK_EQ_INT(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+    CHECK(cuda_live("CUmemoryPool", H(pool), &object) && object.refs == 0 && object.holders == 1);
+
+    static char buffer[4096];
+    CHECK_EQ_INT(cuMemHostRegister(buffer, sizeof buffer, 0), CUDA_SUCCESS);
+    check_owned("host_registered", H(buffer), sizeof buffer, context);
+
+    /* A failed allocation records nothing, and the program gets the
+     * driver's error. */
+    size_t before = cuda_live_count();
+    CUdeviceptr nothing = 0;
+    CHECK_EQ_INT(cuMemAlloc(&nothing, 0), CUDA_ERROR_INVALID_VALUE);
+    fake_cuda_fail_next("cuMemAllocHost_v2", CUDA_ERROR_OUT_OF_MEMORY);
+    CHECK_EQ_INT(cuMemAllocHost(&host, 1), CUDA_ERROR_OUT_OF_MEMORY);
+    CHECK_EQ_INT(cuda_live_count(), before);
+
+    CHECK_EQ_INT(cuMemHostUnregister(buffer), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFreeAsync(pooled, NULL), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUmemoryPool", H(pool), NULL));
+    CHECK_EQ_INT(cuMemFree(async), CUDA_SUCCESS); /* either free takes any device allocation */
+    CHECK_EQ_INT(cuMemFreeAsync(managed, NULL), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFreeHost(host), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFreeHost(pinned), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFree(pitched), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFree(device), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUdeviceptr", device, NULL));
+}
+
+static void virtual_memory(void)
+{
+    const size_t granule = 2 << 20;
+    CUdeviceptr range = 0;
+    CHECK_EQ_INT(cuMemAddressReserve(&range, 4 * granule, 0, 0, 0), CUDA_SUCCESS);
+    CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    CUmemGenericAllocationHandle physical = 0;
+    CHECK_EQ_INT(cuMemCreate(&physical, 2 * granule, &prop, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemMap(range, granule, 0, physical, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemMap(range + granule, granule, granule, physical, 0), CUDA_SUCCESS);
+    check_owned("va_reservation", range, 0, NULL);
+    check_owned("CUmemGenericAllocationHandle", physical, 2 * granule, NULL);
+    check_owned("va_mapping", range, 0, NULL);
+    check_owned("va_mapping", range + granule, 0, NULL);
+
+    /* Released while mapped: kept alive by its mappings. */
+    CHECK_EQ_INT(cuMemRelease(physical), CUDA_SUCCESS);
+    livetrack_object object;
+    CHECK(cuda_live("CUmemGenericAllocationHandle", physical, &object) && object.refs == 0 && object.holders == 2);
+    CUmemGenericAllocationHandle again = 0;
+    CHECK_EQ_INT(cuMemRetainAllocationHandle(&again, (void *)(uintptr_t)(range + granule + 8)), CUDA_SUCCESS);
+    CHECK(again == physical);
+    CHECK_EQ_INT(cuda_refs("CUmemGenericAllocationHandle", physical), 1);
+    CHECK_EQ_INT(cuMemRelease(again), CUDA_SUCCESS);
+
+    /* One unmap for both mappings: the memory goes with the last. */
+    CHECK_EQ_INT(cuMemUnmap(range, 2 * granule), CUDA_SUCCESS);
+    CHECK(!cuda_live("va_mapping", range, NULL));
+    CHECK(!cuda_live("va_mapping", range + granule, NULL));
+    CHECK(!cuda_live("CUmemGenericAllocationHandle", physical, NULL));
+    CHECK_EQ_INT(cuMemAddressFree(range, 4 * granule), CUDA_SUCCESS);
+    CHECK(!cuda_live("va_reservation", range, NULL));
+}
+
+static void misuse(void)
+{
+    CUdeviceptr memory = 0;
+    CHECK_EQ_INT(cuMemAlloc(&memory, 64), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFree(memory), CUDA_SUCCESS);
+    uint64_t count = cuda_misuse_count();
+    cuda_capture capture;
+    cuda_capture_begin(&capture);
+    /* Freed twice, a stream never created: reported, and the driver's
+     * answer is what the program gets. */
+    CUresult twice = cuMemFree(memory);
+    CUresult unknown = cuStreamDestroy((CUstream)(uintptr_t)0x1234560);
+    void *pinned = NULL;
+    CHECK_EQ_INT(cuMemAllocHost(&pinned, 8), CUDA_SUCCESS);
+    CUresult wrong_kind = cuMemFree(H(pinned));
+    char *text = cuda_capture_end(&capture);
+    CHECK_EQ_INT(twice, CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(unknown, CUDA_ERROR_INVALID_HANDLE);
+    CHECK_EQ_INT(wrong_kind, CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_misuse_count(), count + 3);
+    char expected[128];
+    snprintf(expected, sizeof expected, "cuMemFree(0x%llx): no live device allocation", (unsigned long long)memory);
+    CHECK(strstr(text, expected) != NULL);
+    CHECK(strstr(text, "cuStreamDestroy(0x1234560): no live CUstream") != NULL);
+    CHECK(strstr(text, "is a live host_pinned, not a device allocation") != NULL);
+    free(text);
+    check_owned("host_pinned", H(pinned), 8, context);
+    CHECK_EQ_INT(cuMemFreeHost(pinned), CUDA_SUCCESS);
+}
+
+/* A context's end takes what it owned with it, and says so. */
+static void context_end(void)
+{
+    CUcontext doomed = NULL;
+    CHECK_EQ_INT(cuCtxCreate(&doomed, NULL, 0, 0), CUDA_SUCCESS);
+    check_owned("CUcontext", H(doomed), 0, doomed);
+    CUstream stream = NULL;
+    CUdeviceptr memory = 0;
+    CUgraph graph = NULL;
+    CHECK_EQ_INT(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAlloc(&memory, 4096), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+    check_owned("CUstream", H(stream), 0, doomed);
+
+    uint64_t count = cuda_misuse_count();
+    cuda_capture capture;
+    cuda_capture_begin(&capture);
+    CHECK_EQ_INT(cuCtxDestroy(doomed), CUDA_SUCCESS);
+    char *text = cuda_capture_end(&capture);
+    CHECK_EQ_INT(cuda_misuse_count(), count + 3);
+    CHECK(strstr(text, "destroyed while it held 2 objects the program never freed (4096 bytes)") != NULL);
+    free(text);
+    CHECK(!cuda_live("CUcontext", H(doomed), NULL));
+    CHECK(!cuda_live("CUstream", H(stream), NULL));
+    CHECK(!cuda_live("CUdeviceptr", memory, NULL));
+    CHECK(cuda_live("CUgraph", H(graph), NULL)); /* graphs outlive contexts */
+    CHECK_EQ_INT(cuGraphDestroy(graph), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuCtxSetCurrent(context), CUDA_SUCCESS);
+
+    /* A primary context the program holds twice; its last release ends it. */
+    CUcontext primary = NULL, same = NULL;
+    CHECK_EQ_INT(cuDevicePrimaryCtxRetain(&primary, 1), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuDevicePrimaryCtxRetain(&same, 1), CUDA_SUCCESS);
+    CHECK(primary == same);
+    CHECK_EQ_INT(cuda_refs("CUcontext", H(primary)), 2);
+    CHECK_EQ_INT(cuCtxPushCurrent(primary), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAlloc(&memory, 16), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuCtxPopCurrent(&same), CUDA_SUCCESS);
+    check_owned("CUdeviceptr", memory, 16, primary);
+    CHECK_EQ_INT(cuDevicePrimaryCtxRelease(1), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_refs("CUcontext", H(primary)), 1);
+    CHECK(cuda_live("CUdeviceptr", memory, NULL));
+    count = cuda_misuse_count();
+    CHECK_EQ_INT(cuDevicePrimaryCtxRelease(1), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUcontext", H(primary), NULL));
+    CHECK(!cuda_live("CUdeviceptr", memory, NULL));
+    CHECK_EQ_INT(cuda_misuse_count(), count + 2);
+    /* One release too many: the driver says no, and so do we. */
+    CHECK_EQ_INT(cuDevicePrimaryCtxRelease(1), CUDA_ERROR_INVALID_CONTEXT);
+    CHECK_EQ_INT(cuda_misuse_count(), count + 3);
+}
+
+/* Threads allocating and freeing at once: the driver hands an address
+ * freed on one thread to another at once. Frees leave the registry
+ * before the driver runs, so no allocation is lost or misreported. */
+#define THREADS 4
+#define ROUNDS 3000
+
+static void *churn(void *unused)
+{
+    (void)unused; /* CHECK counts are not thread-safe: failures are returned */
+    if (cuCtxSetCurrent(context) != CUDA_SUCCESS)
+        return (void *)1;
+    for (int i = 0; i < ROUNDS; i++) {
+        CUdeviceptr memory = 0;
+        if (cuMemAlloc(&memory, 32 + (size_t)(i % 7) * 16) != CUDA_SUCCESS || cuMemFree(memory) != CUDA_SUCCESS)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void threads(void)
+{
+    uint64_t count = cuda_misuse_count();
+    size_t live = cuda_live_count();
+    pthread_t workers[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        CHECK_EQ_INT(pthread_create(&workers[i], NULL, churn, NULL), 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *failed = NULL;
+        pthread_join(workers[i], &failed);
+        CHECK(failed == NULL);
+    }
+    CHECK_EQ_INT(cuda_misuse_count(), count);
+    CHECK_EQ_INT(cuda_live_count(), live);
+}
+
+int main(void)
+{
+    CHECK_EQ_INT(cuInit(0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuCtxCreate(&context, NULL, 0, 0), CUDA_SUCCESS);
+    size_t driver_baseline = fake_cuda_live_objects();
+    streams_events_graphs();
+    code_and_arrays();
+    allocations();
+    virtual_memory();
+    CHECK_EQ_INT(fake_cuda_live_objects(), driver_baseline);
+    /* the context is all that is left, in the registry as in the driver */
+    CHECK_EQ_INT(cuda_live_count(), 1);
+    misuse();
+    context_end();
+    threads();
+    CHECK_EQ_INT(cuda_live_count(), 1);
+    CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_live_count(), 0);
+    CHECK_EQ_INT(fake_cuda_live_objects(), 0);
+    return check_summary("cuda_interpose");
+}

@@ -1,0 +1,25 @@
+/*
+ * Controls of the fake CUDA driver (fake_cuda.c) for tests: exported by
+ * the fake libcuda.so.1 beside the driver API.
+ */
+#ifndef LIVETRACK_TESTS_FAKE_CUDA_H
+#define LIVETRACK_TESTS_FAKE_CUDA_H
+
+#include <cuda.h>
+#include <stddef.h>
+
+/* The next call of `symbol` (its ABI name, "cuStreamDestroy_v2") returns
+ * `result` and does nothing else. */
+void fake_cuda_fail_next(const char *symbol, CUresult result);
+
+/* The fake driver's own function for a base name and CUDA version, as
+ * its cuGetProcAddress answers, but reached without cuGetProcAddress or
+ * dlsym: whatever interposes those does not see this. For benchmarks
+ * that time the driver alone. */
+void *fake_cuda_direct(const char *name, int cuda_version);
+
+/* Objects the fake driver holds for the program (primary contexts not
+ * counted). */
+size_t fake_cuda_live_objects(void);
+
+#endif
