@@ -30,7 +30,7 @@ void lt_peak_created(uint64_t bytes);
 void lt_peak_before_death(void); /* copies the peak set when one is pending;
                                     call it holding no shard lock */
 void lt_peak_died(uint64_t bytes);
-void lt_live_totals(uint64_t *objects, uint64_t *bytes);
+void lt_registry_live_totals(uint64_t *objects, uint64_t *bytes); /* registry.c: exact, from the shards */
 void lt_peak_marks(uint64_t *objects, uint64_t *bytes);
 uint64_t lt_created_count(void); /* registry.c: objects created so far */
 void lt_peak_lock(void);   /* for lt_history_lock() (fork) */

@@ -13,9 +13,16 @@
  * approximate; at report time a program still at its peak gets an exact
  * copy.
  *
- * Totals are global atomics: one cache line the hot path shares between
- * threads (see docs/PERFORMANCE.md for what that costs).
+ * Totals: each thread keeps its own running difference and adds it to the
+ * global atomics only when it might make a new high (its flushed total
+ * plus its own difference beats the peak), or when the difference grows
+ * past FLUSH_OBJECTS / FLUSH_BYTES either way, or when the thread exits.
+ * A create/release loop below the peak so touches no shared cache line.
+ * The peak is exact in a single thread; with several, another thread's
+ * unflushed difference (at most the flush bounds) may be missing from it.
+ * Exact live counts come from the shards (lt_registry_live_totals).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -25,7 +32,20 @@
 #include "registry_internal.h"
 #include "spinlock.h"
 
+#define FLUSH_OBJECTS 64
+#define FLUSH_BYTES ((int64_t)1 << 20)
+
+/* Flushed totals: the sum of every thread's flushed differences. */
 static _Atomic uint64_t live_objects, live_bytes;
+
+typedef struct local_totals {
+    int64_t objects;
+    int64_t bytes;
+    int registered; /* the thread-exit flush is armed */
+} local_totals;
+static _Thread_local local_totals local;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t max_objects, max_bytes;
 static _Atomic int pending;
 
@@ -57,15 +77,48 @@ static int beats_key(uint64_t bytes, uint64_t objects)
            (bytes == peak_bytes && objects > atomic_load_explicit(&key_objects, memory_order_relaxed));
 }
 
+/* Add this thread's difference to the global totals; returns them. */
+static void flush(uint64_t *objects, uint64_t *bytes)
+{
+    *objects = atomic_fetch_add_explicit(&live_objects, (uint64_t)local.objects, memory_order_relaxed) +
+               (uint64_t)local.objects;
+    *bytes = atomic_fetch_add_explicit(&live_bytes, (uint64_t)local.bytes, memory_order_relaxed) + (uint64_t)local.bytes;
+    local.objects = 0;
+    local.bytes = 0;
+}
+
+static void flush_at_thread_exit(void *unused)
+{
+    (void)unused;
+    uint64_t objects, bytes;
+    flush(&objects, &bytes);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, flush_at_thread_exit); }
+
+/* Once per thread: make sure its difference is not lost when it exits. */
+static void arm_exit_flush(void)
+{
+    local.registered = 1;
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, &local);
+}
+
 void lt_peak_created(uint64_t bytes)
 {
-    uint64_t objects = atomic_fetch_add_explicit(&live_objects, 1, memory_order_relaxed) + 1;
-    uint64_t total = bytes ? atomic_fetch_add_explicit(&live_bytes, bytes, memory_order_relaxed) + bytes
-                           : atomic_load_explicit(&live_bytes, memory_order_relaxed);
+    if (!local.registered)
+        arm_exit_flush();
+    local.objects += 1;
+    local.bytes += (int64_t)bytes;
+    uint64_t objects = atomic_load_explicit(&live_objects, memory_order_relaxed) + (uint64_t)local.objects;
+    uint64_t total = atomic_load_explicit(&live_bytes, memory_order_relaxed) + (uint64_t)local.bytes;
+    int candidate = beats_key(total, objects);
+    if (!candidate && local.objects < FLUSH_OBJECTS && local.bytes < FLUSH_BYTES)
+        return;
+    flush(&objects, &total);
     raise_to(&max_objects, objects);
     raise_to(&max_bytes, total);
-    /* Racy pre-check: only a candidate takes the lock. */
-    if (!beats_key(total, objects))
+    if (!candidate || !beats_key(total, objects))
         return;
     lt_spin_lock(&lock);
     if (beats_key(total, objects)) {
@@ -137,8 +190,8 @@ void lt_peak_before_death(void)
     lt_spin_lock(&lock);
     if (atomic_load_explicit(&pending, memory_order_relaxed)) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
-        uint64_t created = lt_created_count();
-        uint64_t live = atomic_load_explicit(&live_objects, memory_order_relaxed);
+        uint64_t created = lt_created_count(), live, bytes;
+        lt_registry_live_totals(&live, &bytes);
         if (created - set_created >= live)
             copy_set(created);
     }
@@ -147,15 +200,14 @@ void lt_peak_before_death(void)
 
 void lt_peak_died(uint64_t bytes)
 {
-    atomic_fetch_sub_explicit(&live_objects, 1, memory_order_relaxed);
-    if (bytes)
-        atomic_fetch_sub_explicit(&live_bytes, bytes, memory_order_relaxed);
-}
-
-void lt_live_totals(uint64_t *objects, uint64_t *bytes)
-{
-    *objects = atomic_load_explicit(&live_objects, memory_order_relaxed);
-    *bytes = atomic_load_explicit(&live_bytes, memory_order_relaxed);
+    if (!local.registered)
+        arm_exit_flush(); /* a thread that only releases */
+    local.objects -= 1;
+    local.bytes -= (int64_t)bytes;
+    if (local.objects <= -FLUSH_OBJECTS || local.bytes <= -FLUSH_BYTES) {
+        uint64_t objects, total;
+        flush(&objects, &total);
+    }
 }
 
 void lt_peak_marks(uint64_t *objects, uint64_t *bytes)
@@ -173,7 +225,7 @@ int lt_peak_get(lt_peak_info *out)
         /* Still at the peak (nothing died since)? Then the live set now
          * is the peak's. */
         uint64_t objects, bytes;
-        lt_live_totals(&objects, &bytes);
+        lt_registry_live_totals(&objects, &bytes);
         if (bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
             objects == atomic_load_explicit(&key_objects, memory_order_relaxed)) {
             atomic_store_explicit(&pending, 0, memory_order_relaxed);

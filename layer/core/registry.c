@@ -616,6 +616,20 @@ void livetrack_get_stats(livetrack_stats *out)
     lt_fill_counters(out);
 }
 
+void lt_registry_live_totals(uint64_t *objects, uint64_t *bytes)
+{
+    /* Each shard's counters are written under its lock; a relaxed read of
+     * each is exact for that shard at some moment, which is all a
+     * timeline row or the peak check needs. */
+    uint64_t count = 0, total = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        count += __atomic_load_n(&lt_shards[i].live, __ATOMIC_RELAXED);
+        total += __atomic_load_n(&lt_shards[i].live_bytes, __ATOMIC_RELAXED);
+    }
+    *objects = count;
+    *bytes = total;
+}
+
 uint64_t lt_created_count(void) { return atomic_load_explicit(&next_seq, memory_order_relaxed) - 1; }
 
 uint64_t livetrack_mark(void) { return lt_created_count(); }

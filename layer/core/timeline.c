@@ -136,7 +136,7 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
         pthread_mutex_unlock(&mutex);
         return;
     }
-    lt_live_totals(&live_objects, &live_bytes);
+    lt_registry_live_totals(&live_objects, &live_bytes);
     read_metrics(metrics);
     double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
     int length = snprintf(row, sizeof row,
