@@ -492,7 +492,7 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
             /* Unwinding under the lock is slow, but this is opt-in and
              * happens once per object, at the release that matters. */
             if (refs * LT_REF_ONE == drop && lt_get_settings()->release_stacks)
-                node->release_stack = lt_stack_capture(domain, node->type);
+                node->release_stack = lt_stack_capture_locked(domain, node->type);
             uint64_t after = atomic_fetch_sub_explicit(&node->counts, drop, memory_order_acq_rel) - drop;
             left = LT_REFS(after);
             if (after == 0) {

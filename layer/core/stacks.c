@@ -75,12 +75,16 @@ static _Thread_local cached_stack thread_cache[THREAD_CACHE_SIZE];
 
 static uint64_t hash_stack(unsigned kind, const uintptr_t *frames, unsigned depth)
 {
+    /* Frames are mixed independently (rotate and add, no multiply chain
+     * through the loop) and avalanched once at the end: collisions only
+     * cost a compare, the loop runs on every create. */
     uint64_t h = 0x9e3779b97f4a7c15ull ^ kind ^ ((uint64_t)depth << 32);
     for (unsigned i = 0; i < depth; i++) {
-        h ^= frames[i];
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
+        unsigned r = (i * 23u) & 63u;
+        h += r ? (frames[i] << r) | (frames[i] >> (64u - r)) : frames[i];
     }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
     h ^= h >> 29;
     h *= 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 32;
@@ -173,7 +177,8 @@ static int same(const stack_entry *e, uint64_t hash, unsigned domain, unsigned t
            (!depth || !memcmp(e->frames, frames, depth * sizeof *frames));
 }
 
-static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t *frames, unsigned depth)
+static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t *frames, unsigned depth,
+                                 stack_entry **created)
 {
     uint64_t hash = hash_stack(domain << 8 | type, frames, depth);
     cached_stack *cached = &thread_cache[hash & (THREAD_CACHE_SIZE - 1)];
@@ -206,6 +211,7 @@ static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t
                 if (depth)
                     memcpy(e->frames, frames, depth * sizeof *frames);
                 if (publish(e)) {
+                    *created = e;
                     e->chain = s->buckets[hash & s->bucket_mask];
                     s->buckets[hash & s->bucket_mask] = e;
                     s->entries++;
@@ -224,25 +230,63 @@ static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t
     return found->id;
 }
 
-livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type)
+/* Frames captured beyond the depth asked for, to make room for the
+ * internal ones dropped when a stack is read: LT_STACK_SLACK until a
+ * stack has shown how many there are, then the most seen plus two. Every
+ * frame walked costs ~80 instructions, so guessing 12 where the OpenCL
+ * layer has 4 or 5 would add a quarter to the walk. */
+static _Atomic unsigned learned_slack = LT_STACK_SLACK;
+static _Atomic int slack_learned;
+
+static unsigned app_start(stack_entry *e);
+
+/* A new stack tells how many internal frames lead to the application. */
+static void learn_slack(stack_entry *e, unsigned asked)
+{
+    unsigned internal = app_start(e);
+    if (internal == 0 && e->depth == asked && e->depth && lt_address_is_internal(e->frames[0]))
+        internal = e->depth; /* nothing but internal frames: the slack was too small */
+    unsigned want = internal + 2 > LT_STACK_SLACK * 2 ? LT_STACK_SLACK * 2 : internal + 2;
+    if (!atomic_exchange_explicit(&slack_learned, 1, memory_order_relaxed)) {
+        atomic_store_explicit(&learned_slack, want, memory_order_relaxed);
+        return;
+    }
+    unsigned seen = atomic_load_explicit(&learned_slack, memory_order_relaxed);
+    while (want > seen &&
+           !atomic_compare_exchange_weak_explicit(&learned_slack, &seen, want, memory_order_relaxed, memory_order_relaxed))
+        ;
+}
+
+static livetrack_stack_id capture(unsigned domain, unsigned type, int may_learn)
 {
     if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
         type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
     long depth = lt_get_settings()->stack_depth;
+    stack_entry *created = NULL;
     if (depth <= 0) {
         livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
         if (!id) {
-            id = intern(domain, type, NULL, 0);
+            id = intern(domain, type, NULL, 0, &created);
             atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
         }
         return id;
     }
-    void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK];
-    int count = unw_backtrace(frames, (int)(depth + LT_STACK_SLACK));
+    void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK * 2];
+    unsigned asked = (unsigned)depth + atomic_load_explicit(&learned_slack, memory_order_relaxed);
+    int count = unw_backtrace(frames, (int)asked);
     if (count < 0)
         count = 0;
-    return intern(domain, type, (const uintptr_t *)frames, (unsigned)count);
+    livetrack_stack_id id = intern(domain, type, (const uintptr_t *)frames, (unsigned)count, &created);
+    /* Only for a new stack, and never under a registry lock: telling
+     * internal frames apart takes the symbolizer's lock. */
+    if (created && may_learn)
+        learn_slack(created, asked);
+    return id;
 }
+
+livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type) { return capture(domain, type, 1); }
+
+livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type) { return capture(domain, type, 0); }
 
 const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count)
 {

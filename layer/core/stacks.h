@@ -19,12 +19,16 @@
 #define LT_MAX_STACK_DEPTH 64u
 /* Frames captured beyond the requested depth, to make room for the
  * frames inside livetrack, the loaders and the runtimes that are dropped
- * when the stack is read. */
+ * when the stack is read: the first guess, until stacks show the real
+ * number (stacks.c learns it). */
 #define LT_STACK_SLACK 12u
 
 /* Capture the calling thread's stack for an object of (domain, type) and
  * intern it. Returns 0 only when livetrack is out of memory. */
 livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type);
+/* The same for a caller holding a registry lock (it does not consult the
+ * symbolizer). */
+livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type);
 
 /* The captured return addresses, internal frames included. */
 const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count);
