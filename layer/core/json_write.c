@@ -1,0 +1,132 @@
+/*
+ * JSON values for the JSON report (see json_write.h): strings escaped
+ * to valid UTF-8, integers, hex handles and milliseconds, written with
+ * the unlocked stdio calls (the caller holds the stream's lock).
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include "json_write.h"
+
+static void put_escaped_byte(FILE *out, unsigned char c)
+{
+    switch (c) {
+    case '"': fputs_unlocked("\\\"", out); return;
+    case '\\': fputs_unlocked("\\\\", out); return;
+    case '\n': fputs_unlocked("\\n", out); return;
+    case '\r': fputs_unlocked("\\r", out); return;
+    case '\t': fputs_unlocked("\\t", out); return;
+    case '\b': fputs_unlocked("\\b", out); return;
+    case '\f': fputs_unlocked("\\f", out); return;
+    default:
+        if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            putc_unlocked(c, out);
+    }
+}
+
+/* Length of the valid UTF-8 sequence at `s` (2 to 4), 0 when invalid:
+ * overlong forms, surrogates and code points past U+10FFFF are invalid. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    unsigned char low = 0x80, high = 0xbf;
+    size_t length;
+    if (c >= 0xc2 && c <= 0xdf)
+        length = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        length = 3;
+        if (c == 0xe0)
+            low = 0xa0;
+        if (c == 0xed)
+            high = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        length = 4;
+        if (c == 0xf0)
+            low = 0x90;
+        if (c == 0xf4)
+            high = 0x8f;
+    } else
+        return 0;
+    if (s[1] < low || s[1] > high)
+        return 0;
+    for (size_t i = 2; i < length; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return length;
+}
+
+void lt_json_string(FILE *out, const char *text)
+{
+    if (!text) {
+        fputs_unlocked("null", out);
+        return;
+    }
+    putc_unlocked('"', out);
+    for (const unsigned char *s = (const unsigned char *)text; *s;) {
+        if (*s < 0x80) {
+            put_escaped_byte(out, *s++);
+            continue;
+        }
+        size_t length = utf8_sequence(s);
+        if (length) {
+            fwrite_unlocked(s, 1, length, out);
+            s += length;
+        } else {
+            fputs_unlocked("\\ufffd", out);
+            s++;
+        }
+    }
+    putc_unlocked('"', out);
+}
+
+/* Numbers are formatted by hand: with a million objects, fprintf's
+ * format parsing was most of the JSON report's time. */
+void lt_json_u64(FILE *out, uint64_t value)
+{
+    char digits[24];
+    size_t at = sizeof digits;
+    do {
+        digits[--at] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    fwrite_unlocked(digits + at, 1, sizeof digits - at, out);
+}
+
+void lt_json_hex(FILE *out, uint64_t value)
+{
+    static const char hex[] = "0123456789abcdef";
+    char digits[24];
+    size_t at = sizeof digits;
+    digits[--at] = '"';
+    do {
+        digits[--at] = hex[value & 15];
+        value >>= 4;
+    } while (value);
+    digits[--at] = 'x';
+    digits[--at] = '0';
+    digits[--at] = '"';
+    fwrite_unlocked(digits + at, 1, sizeof digits - at, out);
+}
+
+void lt_json_bool(FILE *out, int value) { fputs_unlocked(value ? "true" : "false", out); }
+
+/* Nanoseconds as milliseconds with three decimals, rounded. */
+void lt_json_ms(FILE *out, uint64_t ns)
+{
+    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+    lt_json_u64(out, us / 1000);
+    char fraction[4] = {'.', (char)('0' + us % 1000 / 100), (char)('0' + us % 100 / 10), (char)('0' + us % 10)};
+    fwrite_unlocked(fraction, 1, sizeof fraction, out);
+}
+
+/* A line number or column: null when unknown (0). */
+void lt_json_optional_uint(FILE *out, unsigned value)
+{
+    if (value)
+        lt_json_u64(out, value);
+    else
+        fputs_unlocked("null", out);
+}
+

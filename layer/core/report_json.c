@@ -1,0 +1,471 @@
+/*
+ * The JSON report, for tools and CI: one document, schema
+ * "livetrack-report" version 1, described in docs/report-schema.md and
+ * checked by docs/livetrack-report.schema.json.
+ *
+ * Rules the readers rely on: handles and addresses are hex strings (a
+ * 64-bit value does not survive a JSON double); a string that is not known
+ * is null, never missing; strings are valid UTF-8 (bytes that are not
+ * become U+FFFD). Fields may be added within version 1, never renamed or
+ * removed.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core_internal.h"
+#include "json_write.h"
+#include "report_writers.h"
+
+#define LT_JSON_MAX_FRAMES (4u * LT_MAX_STACK_DEPTH)
+
+static const char *api_name(unsigned domain)
+{
+    return domain > LIVETRACK_DOMAIN_ANY && domain < LIVETRACK_DOMAIN_COUNT
+               ? livetrack_domain_name((livetrack_domain)domain)
+               : NULL;
+}
+
+/* ---- parts ---- */
+
+static void put_frames(FILE *out, const livetrack_frame *frames, size_t count)
+{
+    putc_unlocked('[', out);
+    for (size_t i = 0; i < count; i++) {
+        const livetrack_frame *frame = &frames[i];
+        fputs_unlocked(i ? ", {\"address\": " : "{\"address\": ", out);
+        lt_json_hex(out, frame->address);
+        fputs_unlocked(", \"function\": ", out);
+        lt_json_string(out, frame->function);
+        fputs_unlocked(", \"file\": ", out);
+        lt_json_string(out, frame->file);
+        fputs_unlocked(", \"line\": ", out);
+        lt_json_optional_uint(out, frame->line);
+        fputs_unlocked(", \"column\": ", out);
+        lt_json_optional_uint(out, frame->column);
+        fputs_unlocked(", \"module\": ", out);
+        lt_json_string(out, frame->module);
+        fputs_unlocked(", \"offset\": ", out);
+        lt_json_hex(out, frame->module_offset);
+        fputs_unlocked(", \"inlined\": ", out);
+        lt_json_bool(out, frame->inlined);
+        putc_unlocked('}', out);
+    }
+    putc_unlocked(']', out);
+}
+
+/* The frames of a misuse record's stack. Symbolizing takes the symbol
+ * cache's lock, so the stream's lock is dropped meanwhile: a thread that
+ * holds a livetrack lock and waits for the stream cannot deadlock us. */
+static void put_stack_frames(FILE *out, livetrack_stack_id stack)
+{
+    livetrack_frame frames[LT_JSON_MAX_FRAMES];
+    funlockfile(out);
+    size_t count = stack ? livetrack_stack_symbolize(stack, frames, LT_JSON_MAX_FRAMES) : 0;
+    flockfile(out);
+    put_frames(out, frames, count < LT_JSON_MAX_FRAMES ? count : LT_JSON_MAX_FRAMES);
+}
+
+static void put_kind(FILE *out, const lt_report_kind *kind)
+{
+    fputs_unlocked("{\"api\": ", out);
+    lt_json_string(out, api_name(kind->domain));
+    fputs_unlocked(", \"type\": ", out);
+    lt_json_string(out, livetrack_type_name((livetrack_domain)kind->domain, kind->type));
+    fprintf(out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", kind->objects, kind->bytes);
+}
+
+static void put_kinds(FILE *out, const lt_report_kind *kinds, size_t count)
+{
+    putc_unlocked('[', out);
+    for (size_t i = 0; i < count; i++) {
+        if (i)
+            fputs_unlocked(", ", out);
+        put_kind(out, &kinds[i]);
+    }
+    putc_unlocked(']', out);
+}
+
+static void put_site_frames(FILE *out, lt_report_model *model, const lt_report_site *site)
+{
+    const livetrack_frame *frames = NULL;
+    size_t count = model->call_sites ? lt_site_group_frames(&model->groups, site->group, &frames) : 0;
+    put_frames(out, frames, count);
+}
+
+static void put_process(FILE *out)
+{
+    char executable[PATH_MAX];
+    ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+    if (length > 0)
+        executable[length] = '\0';
+    fprintf(out, "  \"process\": {\"pid\": %ld, \"executable\": ", (long)getpid());
+    lt_json_string(out, length > 0 ? executable : NULL);
+    fputs_unlocked(", \"time_ms\": ", out);
+    lt_json_ms(out, lt_ticks_to_ns(lt_ticks()));
+    fputs_unlocked("},\n", out);
+}
+
+static void put_settings(FILE *out, const lt_report_model *model)
+{
+    const lt_settings *settings = lt_get_settings();
+    fprintf(out, "  \"settings\": {\"stack_depth\": %ld, \"release_stacks\": ", settings->stack_depth);
+    lt_json_bool(out, settings->release_stacks);
+    fputs_unlocked(", \"suppressions\": ", out);
+    lt_json_string(out, model->suppressions->path);
+    fprintf(out, ", \"exit_code\": %ld},\n", settings->exit_code);
+}
+
+static void put_summary(FILE *out, const lt_report_model *model)
+{
+    fprintf(out,
+            "  \"summary\": {\"leaked_objects\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
+            ", \"kept_alive_objects\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
+            ", \"suppressed_bytes\": %" PRIu64 ", \"live_objects\": %zu, \"created_objects\": %" PRIu64
+            ", \"misuse_count\": %" PRIu64 ", \"incomplete\": ",
+            model->leaked_objects, model->leaked_bytes, model->kept_objects, model->suppressed_objects,
+            model->suppressed_bytes, model->count, model->stats.created, model->stats.misuse);
+    lt_json_bool(out, model->stats.incomplete || !model->snapshot);
+    fprintf(out, ", \"unique_stacks\": %" PRIu64 ", \"call_sites\": %zu},\n", model->stats.unique_stacks,
+            model->reported_sites);
+}
+
+static void put_totals(FILE *out, const lt_report_model *model)
+{
+    fputs_unlocked("  \"by_api\": [", out);
+    int first = 1;
+    for (unsigned d = 1; d < LIVETRACK_DOMAIN_COUNT; d++) {
+        if (!model->api_objects[d])
+            continue;
+        fputs_unlocked(first ? "{\"api\": " : ", {\"api\": ", out);
+        first = 0;
+        lt_json_string(out, api_name(d));
+        fprintf(out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", model->api_objects[d],
+                model->api_bytes[d]);
+    }
+    fputs_unlocked("],\n  \"by_type\": ", out);
+    put_kinds(out, model->by_type, model->type_count);
+    fputs_unlocked(",\n", out);
+}
+
+static void put_object_ref(FILE *out, const livetrack_object *object)
+{
+    fputs_unlocked("{\"api\": ", out);
+    lt_json_string(out, api_name(object->domain));
+    fputs_unlocked(", \"type\": ", out);
+    lt_json_string(out, object->type_name);
+    fputs_unlocked(", \"handle\": ", out);
+    lt_json_hex(out, object->handle);
+    putc_unlocked('}', out);
+}
+
+static void put_sites(FILE *out, lt_report_model *model)
+{
+    fputs_unlocked("  \"sites\": [", out);
+    for (size_t i = 0; i < model->site_count; i++) {
+        const lt_report_site *site = &model->sites[i];
+        fprintf(out, "%s\n    {\"id\": %" PRIu32 ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"suppressed\": ",
+                i ? "," : "", site->id, site->objects, site->bytes);
+        lt_json_bool(out, site->suppression >= 0);
+        fputs_unlocked(", \"suppressed_by\": ", out);
+        lt_json_string(out, site->suppression >= 0 ? model->suppressions->items[site->suppression].text : NULL);
+        fputs_unlocked(",\n     \"types\": ", out);
+        put_kinds(out, site->kinds, site->kind_count);
+        fputs_unlocked(",\n     \"frames\": ", out);
+        put_site_frames(out, model, site);
+        fputs_unlocked(",\n     \"examples\": [", out);
+        for (unsigned e = 0; e < site->example_count; e++) {
+            const livetrack_object *object = livetrack_snapshot_at(model->snapshot, site->examples[e]);
+            fputs_unlocked(e ? ", {\"handle\": " : "{\"handle\": ", out);
+            lt_json_hex(out, object->handle);
+            fputs_unlocked(", \"type\": ", out);
+            lt_json_string(out, object->type_name);
+            fprintf(out, ", \"refs\": %" PRIu32 ", \"bytes\": %" PRIu64 "}", object->refs, object->bytes);
+        }
+        fprintf(out, "],\n     \"keeps_alive_count\": %zu, \"keeps_alive\": [", site->kept_count);
+        for (size_t k = 0; k < site->kept_count; k++) {
+            if (k)
+                fputs_unlocked(", ", out);
+            put_object_ref(out, livetrack_snapshot_at(model->snapshot, model->kept[site->kept_first + k]));
+        }
+        fputs_unlocked("]}", out);
+    }
+    fputs_unlocked(model->site_count ? "\n  ],\n" : "],\n", out);
+}
+
+/* ---- the objects: one line each, built in memory ----
+ * With a million objects this loop is most of the document, so each line
+ * is assembled in a buffer and written with one fwrite, and the escaped
+ * {"api": ..., "type": ..., "handle":  prefix is made once per type. */
+
+typedef struct object_line {
+    char *at;
+    char text[1024];
+} object_line;
+
+#define LINE_LITERAL(line, literal) \
+    (memcpy((line)->at, literal, sizeof literal - 1), (line)->at += sizeof literal - 1)
+
+static void line_u64(object_line *line, uint64_t value)
+{
+    char digits[24];
+    size_t at = sizeof digits;
+    do {
+        digits[--at] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    memcpy(line->at, digits + at, sizeof digits - at);
+    line->at += sizeof digits - at;
+}
+
+static void line_hex(object_line *line, uint64_t value)
+{
+    static const char hex[] = "0123456789abcdef";
+    char digits[24];
+    size_t at = sizeof digits;
+    digits[--at] = '"';
+    do {
+        digits[--at] = hex[value & 15];
+        value >>= 4;
+    } while (value);
+    memcpy(line->at, "\"0x", 3);
+    memcpy(line->at + 3, digits + at, sizeof digits - at);
+    line->at += 3 + sizeof digits - at;
+}
+
+static void line_ms(object_line *line, uint64_t ns)
+{
+    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+    line_u64(line, us / 1000);
+    line->at[0] = '.';
+    line->at[1] = (char)('0' + us % 1000 / 100);
+    line->at[2] = (char)('0' + us % 100 / 10);
+    line->at[3] = (char)('0' + us % 10);
+    line->at += 4;
+}
+
+/* The longest prefix kept; a longer one (a very long type name) is
+ * written by the slow path. */
+#define PREFIX_MAX 512
+
+typedef struct object_prefix {
+    const char *type_name; /* the name it was made for */
+    char *text;            /* NULL: not made yet */
+    size_t length;
+} object_prefix;
+
+static const object_prefix *prefix_of(object_prefix cache[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES],
+                                      const livetrack_object *object)
+{
+    if (object->domain >= LIVETRACK_DOMAIN_COUNT || object->type >= LIVETRACK_MAX_TYPES)
+        return NULL;
+    object_prefix *prefix = &cache[object->domain][object->type];
+    if (prefix->text && prefix->type_name == object->type_name)
+        return prefix;
+    lt_free(prefix->text);
+    prefix->text = NULL;
+    char *text = NULL;
+    size_t size = 0;
+    FILE *memory = open_memstream(&text, &size);
+    if (!memory)
+        return NULL;
+    fputs_unlocked("{\"api\": ", memory);
+    lt_json_string(memory, api_name(object->domain));
+    fputs_unlocked(", \"type\": ", memory);
+    lt_json_string(memory, object->type_name);
+    fputs_unlocked(", \"handle\": ", memory);
+    if (fclose(memory) || size > PREFIX_MAX) {
+        free(text); /* open_memstream's buffer comes from malloc */
+        return NULL;
+    }
+    prefix->text = lt_malloc(size);
+    if (!prefix->text) {
+        free(text);
+        return NULL;
+    }
+    memcpy(prefix->text, text, size);
+    free(text);
+    prefix->length = size;
+    prefix->type_name = object->type_name;
+    return prefix;
+}
+
+static void put_objects(FILE *out, const lt_report_model *model)
+{
+    object_prefix prefixes[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES];
+    memset(prefixes, 0, sizeof prefixes);
+    fputs_unlocked("  \"objects\": [", out);
+    /* Oldest first, the order the program made them in. */
+    for (size_t n = 0, i = model->count; i-- > 0; n++) {
+        const livetrack_object *object = livetrack_snapshot_at(model->snapshot, i);
+        object_line line;
+        line.at = line.text;
+        if (n)
+            LINE_LITERAL(&line, ",");
+        LINE_LITERAL(&line, "\n    ");
+        const object_prefix *prefix = prefix_of(prefixes, object);
+        if (prefix) {
+            memcpy(line.at, prefix->text, prefix->length);
+            line.at += prefix->length;
+        } else {
+            /* Slow path: write what is there and the prefix directly. */
+            fwrite_unlocked(line.text, 1, (size_t)(line.at - line.text), out);
+            line.at = line.text;
+            fputs_unlocked("{\"api\": ", out);
+            lt_json_string(out, api_name(object->domain));
+            fputs_unlocked(", \"type\": ", out);
+            lt_json_string(out, object->type_name);
+            fputs_unlocked(", \"handle\": ", out);
+        }
+        line_hex(&line, object->handle);
+        LINE_LITERAL(&line, ", \"seq\": ");
+        line_u64(&line, object->seq);
+        LINE_LITERAL(&line, ", \"time_ms\": ");
+        line_ms(&line, object->time_ns);
+        LINE_LITERAL(&line, ", \"refs\": ");
+        line_u64(&line, object->refs);
+        LINE_LITERAL(&line, ", \"holders\": ");
+        line_u64(&line, object->holders);
+        LINE_LITERAL(&line, ", \"bytes\": ");
+        line_u64(&line, object->bytes);
+        LINE_LITERAL(&line, ", \"site\": ");
+        uint32_t site = model->site_of ? model->site_of[i] : 0;
+        if (site)
+            line_u64(&line, model->sites[site - 1].id);
+        else
+            LINE_LITERAL(&line, "null");
+        if (object->refs)
+            LINE_LITERAL(&line, ", \"leaked\": true");
+        else
+            LINE_LITERAL(&line, ", \"leaked\": false");
+        if (site && model->sites[site - 1].suppression >= 0)
+            LINE_LITERAL(&line, ", \"suppressed\": true, \"parents\": [");
+        else
+            LINE_LITERAL(&line, ", \"suppressed\": false, \"parents\": [");
+        int first = 1;
+        for (int p = 0; p < 2; p++) {
+            if (!object->parents[p])
+                continue;
+            if (!first)
+                LINE_LITERAL(&line, ", ");
+            first = 0;
+            line_hex(&line, object->parents[p]);
+        }
+        LINE_LITERAL(&line, "]}");
+        fwrite_unlocked(line.text, 1, (size_t)(line.at - line.text), out);
+    }
+    fputs_unlocked(model->count ? "\n  ],\n" : "],\n", out);
+    for (unsigned d = 0; d < LIVETRACK_DOMAIN_COUNT; d++)
+        for (unsigned t = 0; t < LIVETRACK_MAX_TYPES; t++)
+            lt_free(prefixes[d][t].text);
+}
+
+static void put_peak(FILE *out, lt_report_model *model)
+{
+    fputs_unlocked("  \"peak\": ", out);
+    if (!lt_report_peak_build(model)) {
+        fputs_unlocked("null,\n", out);
+        return;
+    }
+    const lt_peak_info *peak = &model->peak;
+    fprintf(out, "{\"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"time_ms\": ", peak->set_objects,
+            peak->set_bytes);
+    lt_json_ms(out, peak->time_ns);
+    fputs_unlocked(", \"approximate\": ", out);
+    lt_json_bool(out, peak->approximate);
+    fprintf(out, ", \"max_objects\": %" PRIu64 ", \"max_bytes\": %" PRIu64 ", \"sites\": [", peak->objects,
+            peak->bytes);
+    for (size_t i = 0; i < model->peak_site_count; i++) {
+        const lt_report_site *site = &model->peak_sites[i];
+        fprintf(out, "%s\n    {\"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"types\": ", i ? "," : "",
+                site->objects, site->bytes);
+        put_kinds(out, site->kinds, site->kind_count);
+        fputs_unlocked(",\n     \"frames\": ", out);
+        put_site_frames(out, model, site);
+        putc_unlocked('}', out);
+    }
+    fputs_unlocked(model->peak_site_count ? "\n  ]},\n" : "]},\n", out);
+}
+
+static void put_misuse(FILE *out, const lt_misuse_record *records, size_t count)
+{
+    fputs_unlocked("  \"misuse\": [", out);
+    for (size_t i = 0; i < count; i++) {
+        const lt_misuse_record *record = &records[i];
+        /* The record's message is a fixed array: make sure it ends. */
+        char message[sizeof record->message + 1];
+        memcpy(message, record->message, sizeof record->message);
+        message[sizeof record->message] = '\0';
+        fprintf(out, "%s\n    {\"seq\": %" PRIu64 ", \"time_ms\": ", i ? "," : "", record->seq);
+        lt_json_ms(out, record->time_ns);
+        fputs_unlocked(", \"message\": ", out);
+        lt_json_string(out, message);
+        fputs_unlocked(", \"api\": ", out);
+        lt_json_string(out, api_name(record->domain));
+        fputs_unlocked(", \"type\": ", out);
+        lt_json_string(out, record->type != LIVETRACK_ANY_TYPE && api_name(record->domain)
+                            ? livetrack_type_name((livetrack_domain)record->domain, record->type)
+                            : NULL);
+        fputs_unlocked(", \"handle\": ", out);
+        if (record->handle)
+            lt_json_hex(out, record->handle);
+        else
+            fputs_unlocked("null", out);
+        fputs_unlocked(",\n     \"call_frames\": ", out);
+        put_stack_frames(out, record->call_stack);
+        fputs_unlocked(",\n     \"create_frames\": ", out);
+        put_stack_frames(out, record->create_stack);
+        fputs_unlocked(",\n     \"release_frames\": ", out);
+        put_stack_frames(out, record->release_stack);
+        putc_unlocked('}', out);
+    }
+    fputs_unlocked(count ? "\n  ]" : "]", out);
+}
+
+static void put_suppressions(FILE *out, const lt_report_model *model)
+{
+    const lt_suppressions *patterns = model->suppressions;
+    fputs_unlocked("  \"suppression_patterns\": [", out);
+    for (size_t i = 0; i < patterns->count; i++) {
+        fputs_unlocked(i ? ", {\"pattern\": " : "{\"pattern\": ", out);
+        lt_json_string(out, patterns->items[i].text);
+        const lt_pattern_use *use = model->pattern_use ? &model->pattern_use[i] : NULL;
+        fprintf(out, ", \"line\": %u, \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", patterns->items[i].line,
+                use ? use->objects : 0, use ? use->bytes : 0);
+    }
+    fputs_unlocked("],\n", out);
+}
+
+void lt_report_write_json(FILE *out, lt_report_model *model, unsigned flags)
+{
+    /* What takes livetrack's locks comes first (the peak's copy, the
+     * misuse records); then the stream is held for the whole document, so
+     * the unlocked stdio calls are safe and other threads' output cannot
+     * land inside it. */
+    lt_report_peak_build(model);
+    lt_misuse_record *records = lt_malloc(LT_MISUSE_KEPT * sizeof *records);
+    size_t misuse_count = records ? lt_misuse_records(records, LT_MISUSE_KEPT) : 0;
+    flockfile(out);
+    fprintf(out, "{\n  \"schema\": \"livetrack-report\", \"version\": 1,\n"
+                 "  \"tool\": {\"name\": \"livetrack\", \"version\": \"%d.%d.%d\"},\n",
+            LIVETRACK_VERSION_MAJOR, LIVETRACK_VERSION_MINOR, LIVETRACK_VERSION_PATCH);
+    fputs_unlocked("  \"at_exit\": ", out);
+    lt_json_bool(out, (flags & LT_REPORT_AT_EXIT) != 0);
+    fprintf(out, ", \"since_mark\": %" PRIu64 ",\n", model->since_mark);
+    put_process(out);
+    put_settings(out, model);
+    put_summary(out, model);
+    put_totals(out, model);
+    put_suppressions(out, model);
+    put_sites(out, model);
+    put_objects(out, model);
+    put_peak(out, model);
+    put_misuse(out, records, misuse_count);
+    fputs_unlocked("\n}\n", out);
+    funlockfile(out);
+    fflush(out);
+    lt_free(records);
+}

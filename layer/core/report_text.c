@@ -1,0 +1,256 @@
+/*
+ * The text report, for people: leaks grouped by call site, largest first,
+ * in the manner of LeakSanitizer. Lines that are not frames or details of
+ * a site start with "livetrack:", so the report can be picked out of a
+ * program's own output; frames are indented like a sanitizer's:
+ *
+ *   livetrack: 20 leaked objects (0 bytes) from 1 call site at exit of pid 4242
+ *
+ *   livetrack: 20 leaked cl_event (0 bytes) created at:
+ *       #0 0x000055d0c0de1234 in main /src/leaky_events.c:95:15 (/build/leaky_events+0x1234)
+ *     cl_event 0x000055d0c2a04c10  refs 1
+ *     ...
+ *     keeps alive 1 object the program released: cl_context 0x000055d0c29f3510
+ *
+ *   livetrack: leaks by type: ...
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_internal.h"
+#include "report_writers.h"
+
+void lt_format_bytes(uint64_t bytes, char *out, size_t size)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) {
+        snprintf(out, size, "%" PRIu64 " bytes", bytes);
+        return;
+    }
+    double value = (double)bytes;
+    unsigned unit = 0;
+    while (value >= 1024.0 && unit < 4) {
+        value /= 1024.0;
+        unit++;
+    }
+    snprintf(out, size, "%.1f %s", value, units[unit]);
+}
+
+static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
+
+static void print_frames(FILE *out, const livetrack_frame *frames, size_t count)
+{
+    /* The same frame format as the misuse diagnostics (frames.c). */
+    char line[1024];
+    for (size_t i = 0; i < count; i++) {
+        lt_format_frame(&frames[i], (unsigned)i, line, sizeof line);
+        fputs(line, out);
+        fputc('\n', out);
+    }
+}
+
+/* "20 leaked cl_event (0 bytes)" or "3 leaked objects (4.3 KiB)". */
+static void print_site_header(FILE *out, const lt_report_site *site, const char *adjective, int call_sites)
+{
+    char size[32];
+    lt_format_bytes(site->bytes, size, sizeof size);
+    const char *what = site->kind_count == 1
+                           ? livetrack_type_name((livetrack_domain)site->kinds[0].domain, site->kinds[0].type)
+                           : site->objects == 1 ? "object" : "objects";
+    fprintf(out, "\nlivetrack: %" PRIu64 " %s %s (%s)%s\n", site->objects, adjective, what, size,
+            call_sites ? " created at:" : "");
+}
+
+static void print_site_frames(FILE *out, lt_report_model *model, const lt_report_site *site)
+{
+    const lt_site_group *group = &model->groups.groups[site->group];
+    const livetrack_frame *frames;
+    size_t count = lt_site_group_frames(&model->groups, site->group, &frames);
+    if (count)
+        print_frames(out, frames, count);
+    else if (!group->stack)
+        fputs("    (call stack not recorded)\n", out);
+    else
+        fputs("    (no application frames: made inside a loader or runtime)\n", out);
+}
+
+static void print_kinds(FILE *out, const lt_report_site *site)
+{
+    if (site->kind_count < 2)
+        return;
+    fputs("  types:", out);
+    for (size_t k = 0; k < site->kind_count; k++) {
+        char size[32];
+        lt_format_bytes(site->kinds[k].bytes, size, sizeof size);
+        fprintf(out, "%s %" PRIu64 " %s (%s)", k ? "," : "", site->kinds[k].objects,
+                livetrack_type_name((livetrack_domain)site->kinds[k].domain, site->kinds[k].type), size);
+    }
+    fputc('\n', out);
+}
+
+static void print_handle(FILE *out, const livetrack_object *object)
+{
+    fprintf(out, "%s 0x%016" PRIx64, object->type_name, object->handle);
+}
+
+static void print_leak_site(FILE *out, lt_report_model *model, const lt_report_site *site)
+{
+    print_site_header(out, site, "leaked", model->call_sites);
+    if (model->call_sites)
+        print_site_frames(out, model, site);
+    print_kinds(out, site);
+    for (unsigned e = 0; e < site->example_count; e++) {
+        const livetrack_object *object = livetrack_snapshot_at(model->snapshot, site->examples[e]);
+        fputs("  ", out);
+        print_handle(out, object);
+        fprintf(out, "  refs %u", object->refs);
+        if (object->bytes)
+            fprintf(out, "  %" PRIu64 " bytes", object->bytes);
+        fputc('\n', out);
+    }
+    if (site->objects > site->example_count)
+        fprintf(out, "  and %" PRIu64 " more\n", site->objects - site->example_count);
+    if (site->kept_count) {
+        fprintf(out, "  keeps alive %zu object%s the program released:", site->kept_count,
+                site->kept_count == 1 ? "" : "s");
+        for (size_t k = 0; k < site->kept_count && k < LT_REPORT_EXAMPLES; k++) {
+            fputs(k ? ", " : " ", out);
+            print_handle(out, livetrack_snapshot_at(model->snapshot, model->kept[site->kept_first + k]));
+        }
+        if (site->kept_count > LT_REPORT_EXAMPLES)
+            fprintf(out, " and %zu more", site->kept_count - LT_REPORT_EXAMPLES);
+        fputc('\n', out);
+    }
+}
+
+static void print_where(FILE *out, const lt_report_model *model, unsigned flags)
+{
+    if (flags & LT_REPORT_AT_EXIT)
+        fprintf(out, " at exit of pid %ld", (long)getpid());
+    else if (model->since_mark)
+        fprintf(out, " created since mark %" PRIu64 " in pid %ld", model->since_mark, (long)getpid());
+    else
+        fprintf(out, " in pid %ld", (long)getpid());
+}
+
+static void print_summary(FILE *out, const lt_report_model *model)
+{
+    char size[32];
+    if (model->type_count) {
+        fputs("\nlivetrack: leaks by type:\n", out);
+        for (size_t i = 0; i < model->type_count; i++) {
+            const lt_report_kind *kind = &model->by_type[i];
+            lt_format_bytes(kind->bytes, size, sizeof size);
+            fprintf(out, "livetrack:   %-10s %-24s %8" PRIu64 " object%-2s %s\n",
+                    livetrack_domain_name((livetrack_domain)kind->domain),
+                    livetrack_type_name((livetrack_domain)kind->domain, kind->type), kind->objects,
+                    plural(kind->objects), size);
+        }
+        fputs("livetrack: leaks by API:\n", out);
+        for (unsigned d = 1; d < LIVETRACK_DOMAIN_COUNT; d++) {
+            if (!model->api_objects[d])
+                continue;
+            lt_format_bytes(model->api_bytes[d], size, sizeof size);
+            fprintf(out, "livetrack:   %-35s %8" PRIu64 " object%-2s %s\n", livetrack_domain_name((livetrack_domain)d),
+                    model->api_objects[d], plural(model->api_objects[d]), size);
+        }
+    }
+    if (model->kept_objects)
+        fprintf(out, "livetrack: %" PRIu64 " object%s the program released %s kept alive by leaked objects\n",
+                model->kept_objects, plural(model->kept_objects), model->kept_objects == 1 ? "is" : "are");
+    const lt_suppressions *patterns = model->suppressions;
+    if (patterns->path) {
+        lt_format_bytes(model->suppressed_bytes, size, sizeof size);
+        fprintf(out, "livetrack: suppressed: %" PRIu64 " object%s (%s) by LIVETRACK_SUPPRESSIONS=%s (%zu pattern%s)\n",
+                model->suppressed_objects, plural(model->suppressed_objects), size, patterns->path, patterns->count,
+                plural(patterns->count));
+        for (size_t i = 0; i < patterns->count && model->pattern_use; i++) {
+            const lt_pattern_use *use = &model->pattern_use[i];
+            if (!use->objects)
+                continue;
+            lt_format_bytes(use->bytes, size, sizeof size);
+            fprintf(out, "livetrack:   %8" PRIu64 " object%-2s %-12s %s (line %u)\n", use->objects,
+                    plural(use->objects), size, patterns->items[i].text, patterns->items[i].line);
+        }
+    }
+    if (model->stats.misuse)
+        fprintf(out, "livetrack: %" PRIu64 " misused call%s reported during the run\n", model->stats.misuse,
+                plural(model->stats.misuse));
+    if (model->stats.incomplete)
+        fputs("livetrack: tracking was incomplete (livetrack ran out of memory): objects may be missing\n", out);
+    lt_format_bytes(model->leaked_bytes, size, sizeof size);
+    fprintf(out, "livetrack: total: %" PRIu64 " leaked object%s, %" PRIu64 " bytes (%s)", model->leaked_objects,
+            plural(model->leaked_objects), model->leaked_bytes, size);
+    if (model->call_sites && model->reported_sites)
+        fprintf(out, ", from %zu call site%s", model->reported_sites, plural(model->reported_sites));
+    fputc('\n', out);
+}
+
+static void print_peak(FILE *out, lt_report_model *model, int with_pid)
+{
+    if (!lt_report_peak_build(model)) {
+        fputs("livetrack: no peak live set was recorded\n", out);
+        return;
+    }
+    const lt_peak_info *peak = &model->peak;
+    char size[32];
+    lt_format_bytes(peak->set_bytes, size, sizeof size);
+    fprintf(out, "livetrack: at peak %s live in %" PRIu64 " object%s (", size, peak->set_objects,
+            plural(peak->set_objects));
+    if (with_pid)
+        fprintf(out, "pid %ld, ", (long)getpid());
+    fprintf(out, "%.1f ms after start)%s:\n", (double)peak->time_ns / 1e6,
+            peak->approximate ? " (approximate: copied after the peak moved on)" : "");
+    if (peak->objects > peak->set_objects)
+        fprintf(out, "livetrack: most objects live at once: %" PRIu64 "\n", peak->objects);
+    for (size_t i = 0; i < model->peak_site_count; i++) {
+        const lt_report_site *site = &model->peak_sites[i];
+        print_site_header(out, site, "live", model->call_sites);
+        if (model->call_sites)
+            print_site_frames(out, model, site);
+        print_kinds(out, site);
+    }
+}
+
+void lt_report_write_text(FILE *out, lt_report_model *model, unsigned flags)
+{
+    /* One block: other threads' output waits instead of landing inside.
+     * Everything that takes a lock of livetrack's (the peak's copy,
+     * symbols) is done before, so no thread can hold one of those while
+     * it waits for this stream. */
+    if (flags & LIVETRACK_REPORT_PEAK)
+        lt_report_peak_build(model);
+    flockfile(out);
+    char size[32];
+    lt_format_bytes(model->leaked_bytes, size, sizeof size);
+    fprintf(out, "livetrack: %" PRIu64 " leaked object%s (%s)", model->leaked_objects, plural(model->leaked_objects),
+            size);
+    if (model->call_sites && model->reported_sites)
+        fprintf(out, " from %zu call site%s", model->reported_sites, plural(model->reported_sites));
+    print_where(out, model, flags);
+    fputc('\n', out);
+    if (!model->snapshot)
+        fputs("livetrack: no snapshot of the live objects could be taken (out of memory)\n", out);
+    if (!model->call_sites && model->reported_sites)
+        fputs("livetrack: call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type\n", out);
+    for (size_t i = 0; i < model->reported_sites; i++)
+        print_leak_site(out, model, &model->sites[i]);
+    print_summary(out, model);
+    if (flags & LIVETRACK_REPORT_PEAK) {
+        fputc('\n', out);
+        print_peak(out, model, 0);
+    }
+    funlockfile(out);
+    fflush(out);
+}
+
+size_t lt_report_write_peak_text(FILE *out, lt_report_model *model)
+{
+    lt_report_peak_build(model); /* before the stream's lock: see lt_report_write_text */
+    flockfile(out);
+    print_peak(out, model, 1);
+    funlockfile(out);
+    fflush(out);
+    return model->have_peak ? (size_t)model->peak.set_objects : 0;
+}

@@ -1,0 +1,189 @@
+/*
+ * Leak suppressions: reading LIVETRACK_SUPPRESSIONS and matching its
+ * patterns (format in suppressions.h).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_internal.h"
+#include "suppressions.h"
+
+static const struct {
+    const char *name;
+    lt_suppression_kind kind;
+} kind_names[] = {
+    {"type", LT_SUPPRESS_TYPE},
+    {"function", LT_SUPPRESS_FUNCTION},
+    {"module", LT_SUPPRESS_MODULE},
+    {"file", LT_SUPPRESS_FILE},
+};
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+/* Trim in place; returns the first non-space character. */
+static char *trim(char *text)
+{
+    while (is_space(*text))
+        text++;
+    size_t length = strlen(text);
+    while (length && is_space(text[length - 1]))
+        text[--length] = '\0';
+    return text;
+}
+
+static char *copy_string(const char *text)
+{
+    size_t length = strlen(text) + 1;
+    char *copy = lt_malloc(length);
+    if (copy)
+        memcpy(copy, text, length);
+    return copy;
+}
+
+/* Parse one trimmed, non-empty, non-comment line. Returns 0 with *why set
+ * when it is not a pattern. */
+static int parse_line(char *line, lt_suppression *out, const char **why)
+{
+    char *colon = strchr(line, ':');
+    if (!colon) {
+        *why = "no \"kind:\" prefix";
+        return 0;
+    }
+    *colon = '\0';
+    const char *kind = trim(line);
+    char *pattern = trim(colon + 1);
+    size_t k = 0;
+    while (k < sizeof kind_names / sizeof kind_names[0] && strcmp(kind, kind_names[k].name) != 0)
+        k++;
+    if (k == sizeof kind_names / sizeof kind_names[0]) {
+        *why = "unknown kind";
+        return 0;
+    }
+    if (!*pattern) {
+        *why = "empty pattern";
+        return 0;
+    }
+    size_t text_size = strlen(kind) + 1 + strlen(pattern) + 1;
+    char *text = lt_malloc(text_size);
+    if (!text) {
+        *why = "out of memory";
+        return 0;
+    }
+    snprintf(text, text_size, "%s:%s", kind, pattern);
+    out->kind = kind_names[k].kind;
+    out->text = text;
+    out->pattern = text + strlen(kind) + 1;
+    return 1;
+}
+
+size_t lt_suppressions_load(const char *path, lt_suppressions *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!path)
+        return 0;
+    out->path = copy_string(path);
+    FILE *file = fopen(path, "r");
+    if (!file) {
+        lt_diag("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed",
+                path, strerror(errno));
+        return 0;
+    }
+    size_t capacity = 0;
+    char *line = NULL;
+    size_t line_size = 0;
+    unsigned number = 0;
+    while (getline(&line, &line_size, file) >= 0) {
+        number++;
+        char *text = trim(line);
+        if (!*text || *text == '#')
+            continue;
+        lt_suppression item = {0};
+        const char *why = NULL;
+        char shown[120];
+        snprintf(shown, sizeof shown, "%s", text);
+        if (!parse_line(text, &item, &why)) {
+            lt_diag("%s:%u: \"%s\" is not a suppression (%s; expected type:, function:, module: or file: and a "
+                    "pattern); line ignored",
+                    path, number, shown, why);
+            continue;
+        }
+        item.line = number;
+        if (out->count == capacity) {
+            size_t grown = capacity ? capacity * 2 : 16;
+            lt_suppression *items = lt_malloc(grown * sizeof *items);
+            if (!items) {
+                lt_free((void *)item.text);
+                lt_diag("%s:%u: out of memory reading suppressions; the rest of the file is ignored", path, number);
+                break;
+            }
+            if (out->count)
+                memcpy(items, out->items, out->count * sizeof *items);
+            lt_free(out->items);
+            out->items = items;
+            capacity = grown;
+        }
+        out->items[out->count++] = item;
+    }
+    free(line); /* getline's buffer comes from malloc */
+    fclose(file);
+    return out->count;
+}
+
+void lt_suppressions_free(lt_suppressions *suppressions)
+{
+    for (size_t i = 0; i < suppressions->count; i++)
+        lt_free((void *)suppressions->items[i].text);
+    lt_free(suppressions->items);
+    lt_free((void *)suppressions->path);
+    memset(suppressions, 0, sizeof *suppressions);
+}
+
+static lt_suppressions loaded;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void load(void) { lt_suppressions_load(lt_get_settings()->suppressions, &loaded); }
+
+const lt_suppressions *lt_suppressions_get(void)
+{
+    pthread_once(&load_once, load);
+    return &loaded;
+}
+
+static int glob_matches(const char *pattern, const char *text) { return text && fnmatch(pattern, text, 0) == 0; }
+
+long lt_suppress_type(const lt_suppressions *suppressions, const char *type_name)
+{
+    for (size_t i = 0; i < suppressions->count; i++)
+        if (suppressions->items[i].kind == LT_SUPPRESS_TYPE && glob_matches(suppressions->items[i].pattern, type_name))
+            return (long)i;
+    return -1;
+}
+
+long lt_suppress_frames(const lt_suppressions *suppressions, const livetrack_frame *frames, size_t count)
+{
+    /* Pattern order decides which one is credited when several match. */
+    for (size_t i = 0; i < suppressions->count; i++) {
+        const lt_suppression *s = &suppressions->items[i];
+        for (size_t f = 0; f < count; f++) {
+            const char *text = s->kind == LT_SUPPRESS_FUNCTION ? frames[f].function
+                               : s->kind == LT_SUPPRESS_MODULE ? frames[f].module
+                               : s->kind == LT_SUPPRESS_FILE   ? frames[f].file
+                                                               : NULL;
+            if (glob_matches(s->pattern, text))
+                return (long)i;
+        }
+    }
+    return -1;
+}
+
+int lt_suppressions_need_frames(const lt_suppressions *suppressions)
+{
+    for (size_t i = 0; i < suppressions->count; i++)
+        if (suppressions->items[i].kind != LT_SUPPRESS_TYPE)
+            return 1;
+    return 0;
+}
