@@ -1,0 +1,311 @@
+/*
+ * Helpers for the report tests (core and OpenCL): run a program with its
+ * output captured and a changed environment, read files, find the source
+ * line of a `LEAK:name` marker, and check a JSON report against the schema
+ * with check_report_json.py.
+ *
+ * Settings are read once per process, so a case that needs its own
+ * LIVETRACK_* environment runs in a child.
+ */
+#ifndef LIVETRACK_TESTS_REPORT_TEST_UTIL_H
+#define LIVETRACK_TESTS_REPORT_TEST_UTIL_H
+
+#include <errno.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#ifndef LIVETRACK_SOURCE_DIR
+#error "LIVETRACK_SOURCE_DIR must name the source tree (set by CMake)"
+#endif
+#ifndef LIVETRACK_PYTHON3
+#define LIVETRACK_PYTHON3 "/usr/bin/python3"
+#endif
+
+extern char **environ;
+
+typedef struct rt_child {
+    char *out, *err; /* NUL-terminated */
+    size_t out_size, err_size;
+    int status;      /* exit code, or 128 + signal */
+    pid_t pid;
+} rt_child;
+
+static inline void rt_append(char **text, size_t *size, const char *data, size_t length)
+{
+    char *grown = realloc(*text, *size + length + 1);
+    if (!grown) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    memcpy(grown + *size, data, length);
+    *size += length;
+    grown[*size] = '\0';
+    *text = grown;
+}
+
+static inline void rt_child_free(rt_child *child)
+{
+    free(child->out);
+    free(child->err);
+    memset(child, 0, sizeof *child);
+}
+
+/* environ without the names in `unset` and the LIVETRACK_* variables
+ * (unless keep_livetrack), plus the "NAME=value" strings of `set`. */
+static inline char **rt_make_env(const char *const *set, const char *const *unset, int keep_livetrack)
+{
+    size_t n = 0, extra = 0;
+    while (environ[n])
+        n++;
+    while (set && set[extra])
+        extra++;
+    char **env = calloc(n + extra + 1, sizeof *env);
+    if (!env)
+        exit(2);
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        int drop = !keep_livetrack && strncmp(environ[i], "LIVETRACK_", 10) == 0;
+        const char *const *lists[2] = {set, unset};
+        for (int l = 0; l < 2 && !drop; l++) {
+            for (size_t j = 0; lists[l] && lists[l][j] && !drop; j++) {
+                size_t length = strcspn(lists[l][j], "=");
+                drop = strncmp(environ[i], lists[l][j], length) == 0 && environ[i][length] == '=';
+            }
+        }
+        if (!drop)
+            env[used++] = environ[i];
+    }
+    for (size_t j = 0; j < extra; j++)
+        env[used++] = (char *)set[j];
+    env[used] = NULL;
+    return env;
+}
+
+/* Run argv[0] (a path) with `set` added to a copy of the environment from
+ * which every LIVETRACK_* variable and the names in `unset` are removed.
+ * Returns 0 when it ran. */
+static inline int rt_run(char *const argv[], const char *const *set, const char *const *unset, rt_child *child)
+{
+    memset(child, 0, sizeof *child);
+    int out_pipe[2], err_pipe[2];
+    if (pipe(out_pipe) || pipe(err_pipe)) {
+        perror("pipe");
+        return -1;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
+    posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
+    posix_spawn_file_actions_addclose(&actions, out_pipe[1]);
+    posix_spawn_file_actions_addclose(&actions, err_pipe[1]);
+    char **env = rt_make_env(set, unset, 0);
+    fflush(NULL);
+    int rc = posix_spawn(&child->pid, argv[0], &actions, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&actions);
+    free(env);
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    if (rc != 0) {
+        fprintf(stderr, "posix_spawn %s: %s\n", argv[0], strerror(rc));
+        close(out_pipe[0]);
+        close(err_pipe[0]);
+        return -1;
+    }
+    struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    int open_count = 2;
+    while (open_count > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char buffer[65536];
+            ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
+            if (got > 0) {
+                if (i == 0)
+                    rt_append(&child->out, &child->out_size, buffer, (size_t)got);
+                else
+                    rt_append(&child->err, &child->err_size, buffer, (size_t)got);
+            } else if (got == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_count--;
+            }
+        }
+    }
+    if (!child->out)
+        rt_append(&child->out, &child->out_size, "", 0);
+    if (!child->err)
+        rt_append(&child->err, &child->err_size, "", 0);
+    int status = 0;
+    while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    child->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return 0;
+}
+
+static inline void rt_child_dump(const char *what, const rt_child *child)
+{
+    fprintf(stderr, "---- %s: exit %d, stdout:\n%s---- stderr:\n%s---- end\n", what, child->status, child->out,
+            child->err);
+}
+
+/* This executable, to run itself as a child. */
+static inline const char *rt_self(void)
+{
+    static char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0)
+        return NULL;
+    path[length] = '\0';
+    return path;
+}
+
+/* A whole file, NUL-terminated; NULL when it cannot be read. One
+ * allocation of the file's size: growing a buffer piece by piece is
+ * quadratic under ASan, whose realloc always copies. */
+static inline char *rt_read_file(const char *path)
+{
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return NULL;
+    long size = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
+    rewind(file);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    size_t got = text ? fread(text, 1, (size_t)size, file) : 0;
+    fclose(file);
+    if (!text)
+        return NULL;
+    text[got] = '\0';
+    return text;
+}
+
+static inline int rt_write_file(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    if (!file)
+        return 0;
+    int ok = fputs(text, file) >= 0;
+    return fclose(file) == 0 && ok;
+}
+
+/* Occurrences of `needle` in `text`. A plain loop: ASan's strstr measures
+ * the whole haystack on every call, quadratic on a 200 MB report. */
+static inline size_t rt_count(const char *text, const char *needle)
+{
+    size_t n = 0, length = strlen(needle);
+    for (const char *at = text; at && *at; at++)
+        if (*at == *needle && strncmp(at, needle, length) == 0) {
+            n++;
+            at += length - 1;
+        }
+    return n;
+}
+
+/* Lines of `text` starting with `prefix`. */
+static inline size_t rt_count_lines(const char *text, const char *prefix)
+{
+    size_t n = 0, length = strlen(prefix);
+    for (const char *line = text; line && *line;) {
+        n += strncmp(line, prefix, length) == 0;
+        const char *end = strchr(line, '\n');
+        line = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+/* The line of `text` that starts with `prefix` (the n-th, from 0), copied
+ * into `out` without its newline; 0 when there is none. */
+static inline int rt_line_starting(const char *text, const char *prefix, unsigned n, char *out, size_t size)
+{
+    size_t length = strlen(prefix);
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t line_length = end ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, prefix, length) == 0 && n-- == 0) {
+            snprintf(out, size, "%.*s", (int)line_length, line);
+            return 1;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The text that follows the line starting with `header` (from its next
+ * line to the next empty line): one site's block of a text report. */
+static inline char *rt_block_after(const char *text, const char *header)
+{
+    const char *at = text;
+    size_t length = strlen(header);
+    while (at && *at && strncmp(at, header, length) != 0) {
+        at = strchr(at, '\n');
+        at = at ? at + 1 : NULL;
+    }
+    if (!at || !*at)
+        return NULL;
+    const char *start = strchr(at, '\n');
+    start = start ? start + 1 : at + strlen(at);
+    const char *end = strstr(start, "\n\n");
+    end = end ? end + 1 : start + strlen(start);
+    char *block = NULL;
+    size_t size = 0;
+    rt_append(&block, &size, start, (size_t)(end - start));
+    return block;
+}
+
+/* The line number of the first line of `source` containing `marker`, 0
+ * when there is none. */
+static inline int rt_marker_line(const char *source, const char *marker)
+{
+    char *text = rt_read_file(source);
+    if (!text)
+        return 0;
+    int line = 1, found = 0;
+    const char *at = strstr(text, marker);
+    if (at) {
+        for (const char *c = text; c < at; c++)
+            line += *c == '\n';
+        found = line;
+    }
+    free(text);
+    return found;
+}
+
+/* Validate a JSON report against docs/livetrack-report.schema.json and
+ * evaluate `checks` (Python expressions over `r`; NULL-terminated).
+ * Returns 1 when all hold; prints the checker's complaints otherwise. */
+static inline int rt_check_json(const char *report, const char *const *checks)
+{
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = LIVETRACK_PYTHON3;
+    argv[n++] = LIVETRACK_SOURCE_DIR "/tests/core/check_report_json.py";
+    argv[n++] = LIVETRACK_SOURCE_DIR "/docs/livetrack-report.schema.json";
+    argv[n++] = report;
+    for (size_t i = 0; checks && checks[i] && n < 63; i++)
+        argv[n++] = checks[i];
+    argv[n] = NULL;
+    rt_child child;
+    const char *const keep_none[] = {NULL};
+    if (rt_run((char *const *)argv, NULL, keep_none, &child) != 0)
+        return 0;
+    int ok = child.status == 0;
+    if (!ok)
+        fprintf(stderr, "  JSON check of %s failed (exit %d):\n%s%s", report, child.status, child.out, child.err);
+    rt_child_free(&child);
+    return ok;
+}
+
+#endif

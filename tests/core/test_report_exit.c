@@ -1,0 +1,229 @@
+/*
+ * The exit report and LIVETRACK_EXIT_CODE, in children of this program:
+ *   - with leaks and LIVETRACK_EXIT_CODE=23 the status is 23 whatever the
+ *     program returned; without leaks (or with only suppressed ones, or
+ *     leaks released by an atexit handler) it is the program's own;
+ *   - everything is written first: the text report, the JSON document
+ *     (LIVETRACK_JSON, %p) and the program's buffered stdout;
+ *   - LIVETRACK_EXIT_REPORT=off silences only the text; LIVETRACK_OUTPUT
+ *     moves it to a file; LIVETRACK_PEAK_REPORT=1 adds the peak; an
+ *     unwritable JSON path gets one message and changes nothing else.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "report_test_util.h"
+
+enum { T_BUFFER, T_COUNT };
+static const char *const type_names[T_COUNT] = {"rx_buffer"};
+
+static int line_leak;
+
+__attribute__((noinline)) static void leak(uint64_t handle)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = T_BUFFER, .handle = handle, .bytes = 256};
+    line_leak = __LINE__ + 1;
+    livetrack_create(&object);
+    __asm__ volatile("" ::: "memory");
+}
+
+static int leaked_count;
+
+static void release_at_exit(void)
+{
+    for (int i = 0; i < leaked_count; i++)
+        livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x100 + (uint64_t)i * 16, NULL, NULL);
+}
+
+/* Child: "child LEAKS STATUS [atexit]". Prints its pid and the leak's line,
+ * buffered (stdout is a pipe), so a lost flush shows. */
+static int child(int argc, char **argv)
+{
+    leaked_count = atoi(argv[2]);
+    for (int i = 0; i < leaked_count; i++)
+        leak(0x100 + (uint64_t)i * 16);
+    leak(0x9000);
+    livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x9000, NULL, NULL);
+    if (argc > 4 && !strcmp(argv[4], "atexit"))
+        atexit(release_at_exit);
+    printf("child line %d\n", line_leak);
+    return atoi(argv[3]);
+}
+
+static char dir[] = "/tmp/livetrack-report-exit-XXXXXX";
+
+static void run(const char *leaks, const char *status, const char *extra, const char *const *set, rt_child *out)
+{
+    char *argv[] = {(char *)rt_self(), "child", (char *)leaks, (char *)status, (char *)extra, NULL};
+    CHECK_EQ_INT(rt_run(argv, set, NULL, out), 0);
+}
+
+static void expect_status(const rt_child *child, int status, const char *what)
+{
+    const char *said = strstr(child->out, "child line ");
+    if (said)
+        line_leak = atoi(said + 11); /* set in the child */
+    CHECK_EQ_INT(child->status, status);
+    if (child->status != status)
+        rt_child_dump(what, child);
+    /* The program's buffered output is never lost. */
+    CHECK(strstr(child->out, "child line ") != NULL);
+}
+
+static void test_exit_code(void)
+{
+    rt_child child;
+    const char *const code[] = {"LIVETRACK_EXIT_CODE=23", NULL};
+
+    run("2", "0", NULL, code, &child);
+    expect_status(&child, 23, "leaks, LIVETRACK_EXIT_CODE=23");
+    char header[128], where[128];
+    snprintf(header, sizeof header, "livetrack: 2 leaked objects (512 bytes) from 1 call site at exit of pid %ld",
+             (long)child.pid);
+    CHECK_EQ_INT(rt_count_lines(child.err, header), 1);
+    snprintf(where, sizeof where, " in leak /");
+    CHECK(strstr(child.err, where) != NULL);
+    snprintf(where, sizeof where, "test_report_exit.c:%d:", line_leak);
+    CHECK(strstr(child.err, where) != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 2 leaked objects, 512 bytes (512 bytes), from 1 call site"), 1);
+    rt_child_free(&child);
+
+    run("2", "7", NULL, code, &child);
+    expect_status(&child, 23, "leaks, program status 7, LIVETRACK_EXIT_CODE=23");
+    rt_child_free(&child);
+
+    run("0", "0", NULL, code, &child);
+    expect_status(&child, 0, "no leaks, LIVETRACK_EXIT_CODE=23");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    rt_child_free(&child);
+
+    run("0", "7", NULL, code, &child);
+    expect_status(&child, 7, "no leaks, program status 7");
+    rt_child_free(&child);
+
+    run("2", "0", NULL, NULL, &child);
+    expect_status(&child, 0, "leaks, no LIVETRACK_EXIT_CODE");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 2 leaked objects"), 1);
+    rt_child_free(&child);
+
+    /* Released by an atexit handler: the report runs after it. */
+    run("2", "0", "atexit", code, &child);
+    expect_status(&child, 0, "leaks released at exit");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    rt_child_free(&child);
+
+    /* The text off: the status still says "leaks". */
+    const char *const quiet[] = {"LIVETRACK_EXIT_CODE=23", "LIVETRACK_EXIT_REPORT=off", NULL};
+    run("2", "0", NULL, quiet, &child);
+    expect_status(&child, 23, "LIVETRACK_EXIT_REPORT=off");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    rt_child_free(&child);
+
+    /* Every leak suppressed: no report, the program's status. */
+    char suppressions[256], setting[300];
+    snprintf(suppressions, sizeof suppressions, "%s/all.supp", dir);
+    CHECK(rt_write_file(suppressions, "# everything of this test\ntype:rx_*\n"));
+    snprintf(setting, sizeof setting, "LIVETRACK_SUPPRESSIONS=%s", suppressions);
+    const char *const suppressed[] = {"LIVETRACK_EXIT_CODE=23", setting, NULL};
+    run("2", "0", NULL, suppressed, &child);
+    expect_status(&child, 0, "all leaks suppressed");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    rt_child_free(&child);
+    unlink(suppressions);
+}
+
+static void test_outputs(void)
+{
+    rt_child child;
+    char json_setting[300], output_setting[300], path[300];
+    snprintf(json_setting, sizeof json_setting, "LIVETRACK_JSON=%s/exit-%%p.json", dir);
+    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s/report-%%p.txt", dir);
+
+    /* JSON and text, then the exit code: the document is whole. */
+    const char *const both[] = {"LIVETRACK_EXIT_CODE=23", json_setting, NULL};
+    run("3", "0", NULL, both, &child);
+    expect_status(&child, 23, "LIVETRACK_JSON with leaks");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 3 leaked objects"), 1);
+    snprintf(path, sizeof path, "%s/exit-%ld.json", dir, (long)child.pid);
+    char pid_check[64], line_check[160];
+    snprintf(pid_check, sizeof pid_check, "r['process']['pid'] == %ld", (long)child.pid);
+    snprintf(line_check, sizeof line_check, "site_lines(r['sites'][0])[0] == ('test_report_exit.c', %d)", line_leak);
+    const char *checks[] = {"r['at_exit'] is True", pid_check, line_check, "r['settings']['exit_code'] == 23",
+                            "r['summary']['leaked_objects'] == 3 and r['summary']['leaked_bytes'] == 768",
+                            "len(r['sites']) == 1 and r['sites'][0]['objects'] == 3", NULL};
+    CHECK(rt_check_json(path, checks));
+    unlink(path);
+    rt_child_free(&child);
+
+    /* JSON without leaks: still written; no text. */
+    const char *const json_only[] = {json_setting, NULL};
+    run("0", "0", NULL, json_only, &child);
+    expect_status(&child, 0, "LIVETRACK_JSON without leaks");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    snprintf(path, sizeof path, "%s/exit-%ld.json", dir, (long)child.pid);
+    const char *empty_checks[] = {"r['summary']['leaked_objects'] == 0 and r['sites'] == []", NULL};
+    CHECK(rt_check_json(path, empty_checks));
+    unlink(path);
+    rt_child_free(&child);
+
+    /* An unwritable JSON path: one message, the rest as usual. */
+    const char *const bad_json[] = {"LIVETRACK_JSON=/nonexistent-livetrack-dir/x.json", NULL};
+    run("1", "0", NULL, bad_json, &child);
+    expect_status(&child, 0, "unwritable LIVETRACK_JSON");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: cannot write the JSON report to "
+                                           "\"/nonexistent-livetrack-dir/x.json\": No such file or directory"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 1 leaked object,"), 1);
+    rt_child_free(&child);
+
+    /* LIVETRACK_OUTPUT: the text in the file, nothing on stderr. */
+    const char *const to_file[] = {"LIVETRACK_EXIT_CODE=23", output_setting, NULL};
+    run("1", "0", NULL, to_file, &child);
+    expect_status(&child, 23, "LIVETRACK_OUTPUT");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    snprintf(path, sizeof path, "%s/report-%ld.txt", dir, (long)child.pid);
+    char *text = rt_read_file(path);
+    CHECK(text && rt_count_lines(text, "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site"));
+    free(text);
+    unlink(path);
+    rt_child_free(&child);
+
+    /* LIVETRACK_EXIT_REPORT=always without leaks. */
+    const char *const always[] = {"LIVETRACK_EXIT_REPORT=always", NULL};
+    run("0", "0", NULL, always, &child);
+    expect_status(&child, 0, "LIVETRACK_EXIT_REPORT=always");
+    char header[128];
+    snprintf(header, sizeof header, "livetrack: 0 leaked objects (0 bytes) at exit of pid %ld", (long)child.pid);
+    CHECK_EQ_INT(rt_count_lines(child.err, header), 1);
+    rt_child_free(&child);
+
+    /* LIVETRACK_PEAK_REPORT=1: the peak after the total; without leaks
+     * the peak alone. */
+    const char *const peak[] = {"LIVETRACK_PEAK_REPORT=1", NULL};
+    run("2", "0", NULL, peak, &child);
+    expect_status(&child, 0, "LIVETRACK_PEAK_REPORT=1");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: at peak 768 bytes live in 3 objects ("), 1);
+    CHECK(strstr(child.err, "livetrack: total:") < strstr(child.err, "livetrack: at peak"));
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: 2 live rx_buffer (512 bytes) created at:"), 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: 1 live rx_buffer (256 bytes) created at:"), 1);
+    rt_child_free(&child);
+    run("0", "0", NULL, peak, &child);
+    expect_status(&child, 0, "LIVETRACK_PEAK_REPORT=1 without leaks");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: at peak 256 bytes live in 1 object ("), 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total:"), 0);
+    rt_child_free(&child);
+}
+
+int main(int argc, char **argv)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
+    if (argc > 3 && !strcmp(argv[1], "child"))
+        return child(argc, argv);
+    CHECK(mkdtemp(dir) != NULL);
+    test_exit_code();
+    test_outputs();
+    if (!check_failed)
+        rmdir(dir);
+    return check_summary("test_report_exit");
+}

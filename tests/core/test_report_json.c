@@ -1,0 +1,258 @@
+/*
+ * The JSON report through the native API, validated against
+ * docs/livetrack-report.schema.json (python3-jsonschema) and checked field
+ * by field: summary, totals, sites with their exact frames, examples and
+ * kept-alive objects, every live object, the peak, misuse records with
+ * their stacks, 64-bit handles as hex strings, and string escaping
+ * (quotes, backslashes, control characters, invalid UTF-8 -> U+FFFD). Also
+ * the document of an empty registry and, in a child, with call sites off.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "report_test_util.h"
+
+enum { T_CTX, T_BUFFER, T_EVENT, T_ODD, T_COUNT };
+/* A type name that needs every kind of escaping: a quote, a backslash, a
+ * newline, a control character, DEL, invalid bytes (0xff), a valid
+ * two-byte character (e-acute), an encoded surrogate and a code point past
+ * U+10FFFF (both invalid). */
+static const char *const type_names[T_COUNT] = {"rj_ctx", "rj_buffer", "rj_event",
+                                                "q\"b\\n\n\x01\x7f\xff\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80" "end"};
+/* The same name as Python reads it back. */
+#define ODD_NAME_PY "'q\"b\\\\n\\n\\x01\\x7f\\ufffd\\u00e9' + '\\ufffd' * 7 + 'end'"
+
+static int line_buffer, line_event, line_misuse;
+
+__attribute__((noinline)) static void make_buffer(uint64_t handle, uint64_t parent)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = T_BUFFER, .handle = handle,
+                                   .bytes = 4096, .parent = parent};
+    line_buffer = __LINE__ + 1;
+    livetrack_create(&object);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void make_event(uint64_t handle, uint64_t parent)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = T_EVENT, .handle = handle,
+                                   .parent = parent};
+    line_event = __LINE__ + 1;
+    livetrack_create(&object);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void misuse(uint64_t handle)
+{
+    line_misuse = __LINE__ + 1;
+    livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, handle, "rj_release(0x%llx): refused", (unsigned long long)handle);
+    __asm__ volatile("" ::: "memory");
+}
+
+static livetrack_status create(uint64_t handle, unsigned type, uint64_t bytes, uint64_t parent)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = type, .handle = handle, .bytes = bytes,
+                                   .parent = parent};
+    return livetrack_create(&object);
+}
+
+static livetrack_status release(uint64_t handle)
+{
+    return livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL, NULL);
+}
+
+static char dir[] = "/tmp/livetrack-report-json-XXXXXX";
+
+static void write_json(const char *path, unsigned flags, uint64_t mark)
+{
+    FILE *file = fopen(path, "w");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    livetrack_write_report(file, LIVETRACK_FORMAT_JSON, flags, mark);
+    CHECK_EQ_INT(fclose(file), 0);
+}
+
+/* A check string built with printf; free_checks() frees them all. */
+static char *made[32];
+static size_t made_count;
+static const char *fmt(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static const char *fmt(const char *format, ...)
+{
+    char *text = NULL;
+    va_list args;
+    va_start(args, format);
+    if (made_count == sizeof made / sizeof made[0] || vasprintf(&text, format, args) < 0)
+        exit(2);
+    va_end(args);
+    return made[made_count++] = text;
+}
+
+static void free_checks(void)
+{
+    while (made_count)
+        free(made[--made_count]);
+}
+
+enum { BUFFERS = 5, EVENTS = 7 };
+
+static void test_full(void)
+{
+    const uint64_t ctx = 0xc000, big = 0xffffffffffffff00ull;
+    CHECK_EQ_INT(create(ctx, T_CTX, 0, 0), LIVETRACK_OK);
+    for (int i = 0; i < BUFFERS; i++)
+        make_buffer(0xb000 + (uint64_t)i * 16, ctx);
+    for (int i = 0; i < EVENTS; i++)
+        make_event(0xe000 + (uint64_t)i * 16, ctx);
+    CHECK_EQ_INT(create(big, T_ODD, 1, 0), LIVETRACK_OK);
+    CHECK_EQ_INT(release(ctx), LIVETRACK_OK);
+    misuse(0xdead); /* never created */
+    misuse(0xb010); /* live: its creation stack is known */
+
+    char path[256];
+    snprintf(path, sizeof path, "%s/full.json", dir);
+    write_json(path, 0, 0);
+    const char *checks[] = {
+        "r['schema'] == 'livetrack-report' and r['version'] == 1",
+        "r['tool'] == {'name': 'livetrack', 'version': '0.2.0'}",
+        fmt("r['process']['pid'] == %ld", (long)getpid()),
+        "r['process']['executable'].endswith('/test_report_json')",
+        "r['at_exit'] is False and r['since_mark'] == 0",
+        "r['settings']['stack_depth'] == 16 and r['settings']['release_stacks'] is False",
+        "r['settings']['suppressions'] is None",
+        /* summary */
+        "r['summary']['leaked_objects'] == 13 and r['summary']['leaked_bytes'] == 20481",
+        "r['summary']['kept_alive_objects'] == 1 and r['summary']['live_objects'] == 14",
+        "r['summary']['suppressed_objects'] == 0 and r['summary']['suppressed_bytes'] == 0",
+        "r['summary']['misuse_count'] == 2 and r['summary']['incomplete'] is False",
+        "r['summary']['created_objects'] >= 14 and r['summary']['unique_stacks'] >= 3",
+        "r['summary']['call_sites'] == 3",
+        /* totals, largest first */
+        "r['by_api'] == [{'api': 'user', 'objects': 13, 'bytes': 20481}]",
+        "[t['type'] for t in r['by_type']] == ['rj_buffer', " ODD_NAME_PY ", 'rj_event']",
+        "r['by_type'][0] == {'api': 'user', 'type': 'rj_buffer', 'objects': 5, 'bytes': 20480}",
+        /* sites: largest first, exact frames */
+        "len(r['sites']) == 3 and [s['id'] for s in r['sites']] == [1, 2, 3]",
+        "[s['objects'] for s in r['sites']] == [5, 1, 7]",
+        "r['sites'][0]['types'] == [{'api': 'user', 'type': 'rj_buffer', 'objects': 5, 'bytes': 20480}]",
+        fmt("r['sites'][0]['frames'][0]['function'] == 'make_buffer' and "
+            "site_lines(r['sites'][0])[0] == ('test_report_json.c', %d)",
+            line_buffer),
+        fmt("r['sites'][2]['frames'][0]['function'] == 'make_event' and "
+            "site_lines(r['sites'][2])[0] == ('test_report_json.c', %d)",
+            line_event),
+        "r['sites'][0]['frames'][0]['module'].endswith('/test_report_json')",
+        "all(f['address'].startswith('0x') and f['offset'].startswith('0x') for s in r['sites'] for f in s['frames'])",
+        "all(s['suppressed'] is False and s['suppressed_by'] is None for s in r['sites'])",
+        "[e['handle'] for e in r['sites'][0]['examples']] == ['0xb000', '0xb010', '0xb020']",
+        "r['sites'][0]['examples'][0] == {'handle': '0xb000', 'type': 'rj_buffer', 'refs': 1, 'bytes': 4096}",
+        "r['sites'][0]['keeps_alive'] == [{'api': 'user', 'type': 'rj_ctx', 'handle': '0xc000'}]",
+        "r['sites'][0]['keeps_alive_count'] == 1 and r['sites'][1]['keeps_alive'] == []",
+        "r['sites'][1]['examples'][0]['handle'] == '0xffffffffffffff00'",
+        /* objects: every live one, oldest first */
+        "len(r['objects']) == 14 and [o['seq'] for o in r['objects']] == sorted(o['seq'] for o in r['objects'])",
+        "r['objects'][0]['handle'] == '0xc000' and r['objects'][0]['leaked'] is False",
+        "r['objects'][0]['site'] is None and r['objects'][0]['refs'] == 0 and r['objects'][0]['holders'] == 12",
+        "r['objects'][1] == dict(r['objects'][1], api='user', type='rj_buffer', handle='0xb000', refs=1, holders=0, "
+        "bytes=4096, site=1, leaked=True, suppressed=False, parents=['0xc000'])",
+        "all(o['site'] == 3 for o in r['objects'] if o['type'] == 'rj_event')",
+        "r['objects'][-1]['type'] == " ODD_NAME_PY " and r['objects'][-1]['handle'] == '0xffffffffffffff00'",
+        "all(o['time_ms'] >= 0 for o in r['objects'])",
+        /* the peak */
+        "r['peak'] is not None and r['peak']['objects'] >= 14 and r['peak']['bytes'] >= 20481",
+        "r['peak']['max_objects'] >= r['peak']['objects'] and len(r['peak']['sites']) >= 4",
+        /* misuse, with the stack of the bad call */
+        "len(r['misuse']) == 2 and r['misuse'][0]['handle'] == '0xdead' and r['misuse'][0]['api'] == 'user'",
+        "r['misuse'][0]['message'].startswith('rj_release(0xdead): refused') and r['misuse'][0]['type'] is None",
+        "r['misuse'][0]['seq'] <= r['misuse'][1]['seq'] and r['misuse'][1]['type'] == 'rj_buffer'",
+        fmt("site_lines({'frames': r['misuse'][1]['create_frames']})[0] == ('test_report_json.c', %d)", line_buffer),
+        fmt("r['misuse'][0]['call_frames'][0]['function'] == 'misuse' and "
+            "r['misuse'][0]['call_frames'][0]['line'] == %d",
+            line_misuse),
+        "r['misuse'][0]['create_frames'] == [] and r['misuse'][0]['release_frames'] == []",
+        "r['misuse'][1]['release_frames'] == []",
+        NULL};
+    CHECK(rt_check_json(path, checks));
+
+    /* A report since a mark: only what came after it. */
+    uint64_t mark = livetrack_mark();
+    make_event(0xe800, 0);
+    snprintf(path, sizeof path, "%s/since.json", dir);
+    write_json(path, 0, mark);
+    const char *since_checks[] = {fmt("r['since_mark'] == %" PRIu64, mark),
+                                  "r['summary']['leaked_objects'] == 1 and len(r['objects']) == 1",
+                                  "r['objects'][0]['handle'] == '0xe800' and r['objects'][0]['site'] == 1",
+                                  "len(r['sites']) == 1 and r['sites'][0]['objects'] == 1", NULL};
+    CHECK(rt_check_json(path, since_checks));
+    CHECK_EQ_INT(release(0xe800), LIVETRACK_OK);
+
+    for (int i = 0; i < BUFFERS; i++)
+        CHECK_EQ_INT(release(0xb000 + (uint64_t)i * 16), LIVETRACK_OK);
+    for (int i = 0; i < EVENTS; i++)
+        CHECK_EQ_INT(release(0xe000 + (uint64_t)i * 16), LIVETRACK_OK);
+    CHECK_EQ_INT(release(big), LIVETRACK_OK);
+}
+
+/* Nothing live: still one whole, valid document. */
+static void test_empty(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/empty.json", dir);
+    write_json(path, 0, 0);
+    const char *checks[] = {"r['summary']['leaked_objects'] == 0 and r['summary']['live_objects'] == 0",
+                            "r['sites'] == [] and r['objects'] == [] and r['by_type'] == [] and r['by_api'] == []",
+                            NULL};
+    CHECK(rt_check_json(path, checks));
+}
+
+/* Child: with LIVETRACK_STACK_DEPTH=0, a report to argv[2]. */
+static int child_depth_zero(const char *path)
+{
+    for (int i = 0; i < 3; i++)
+        make_buffer(0xb000 + (uint64_t)i * 16, 0);
+    make_event(0xe000, 0);
+    write_json(path, 0, 0);
+    return check_failed;
+}
+
+static void test_depth_zero(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/depth0.json", dir);
+    char *argv[] = {(char *)rt_self(), "depth-zero", path, NULL};
+    const char *const set[] = {"LIVETRACK_STACK_DEPTH=0", "LIVETRACK_EXIT_REPORT=off", NULL};
+    rt_child child;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    rt_child_free(&child);
+    const char *checks[] = {"r['settings']['stack_depth'] == 0",
+                            "[(s['types'][0]['type'], s['objects']) for s in r['sites']] == "
+                            "[('rj_buffer', 3), ('rj_event', 1)]",
+                            "all(s['frames'] == [] for s in r['sites'])",
+                            "all(s['frames'] == [] for s in r['peak']['sites'])", NULL};
+    CHECK(rt_check_json(path, checks));
+}
+
+int main(int argc, char **argv)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
+    if (argc > 2 && !strcmp(argv[1], "depth-zero"))
+        return child_depth_zero(argv[2]);
+    CHECK(mkdtemp(dir) != NULL);
+    test_empty();
+    test_full();
+    test_depth_zero();
+    free_checks();
+    if (!check_failed) {
+        const char *names[] = {"empty.json", "full.json", "since.json", "depth0.json"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            char path[256];
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            unlink(path);
+        }
+        rmdir(dir);
+    }
+    return check_summary("test_report_json");
+}

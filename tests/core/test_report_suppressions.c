@@ -1,0 +1,214 @@
+/*
+ * LIVETRACK_SUPPRESSIONS: type, function, module and file patterns with
+ * wildcards, comments and blank lines; bad lines get one message naming
+ * file:line and are ignored; an unreadable file gets one message and
+ * suppresses nothing. Suppressed leaks are left out of the counts and the
+ * return value, counted per pattern in the text and JSON reports, and
+ * their sites marked suppressed.
+ *
+ * The leaks to suppress come from libreport_thirdparty (a stand-in for a
+ * third-party library) and from one type; each case is a child with its
+ * own suppressions file.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "report_test_util.h"
+#include "report_thirdparty.h"
+
+enum { T_BUFFER, T_EVENT, T_COUNT };
+static const char *const type_names[T_COUNT] = {"rs_buffer", "rs_event"};
+
+__attribute__((noinline)) static void make(uint64_t handle, unsigned type, uint64_t bytes)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = type, .handle = handle, .bytes = bytes};
+    livetrack_create(&object);
+    __asm__ volatile("" ::: "memory");
+}
+
+/* Child: 4 buffers of 100 bytes and 3 events made here, 2 buffers of 512
+ * bytes made by the "third-party" library; text report on stdout, JSON to
+ * argv[2]; prints how many leaks the report counted. */
+static int child(const char *json_path)
+{
+    for (int i = 0; i < 4; i++)
+        make(0xb000 + (uint64_t)i * 16, T_BUFFER, 100);
+    for (int i = 0; i < 3; i++)
+        make(0xe000 + (uint64_t)i * 16, T_EVENT, 0);
+    for (int i = 0; i < 2; i++)
+        third_party_leak(0x7000 + (uint64_t)i * 16, T_BUFFER);
+    size_t leaked = livetrack_write_report(stdout, LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_ALWAYS, 0);
+    FILE *file = fopen(json_path, "w");
+    if (file) {
+        livetrack_write_report(file, LIVETRACK_FORMAT_JSON, 0, 0);
+        fclose(file);
+    }
+    printf("reported %zu\n", leaked);
+    /* the count alone (no report written) agrees */
+    printf("counted %zu\n", livetrack_leaks_since(0, NULL));
+    return 0;
+}
+
+static char dir[] = "/tmp/livetrack-report-supp-XXXXXX";
+
+/* Run the child with `patterns` as its suppressions file (NULL: the path
+ * `file` as is). */
+static void run_with(const char *patterns, const char *file, rt_child *child)
+{
+    char path[300], setting[400], json[300];
+    snprintf(path, sizeof path, "%s/patterns.supp", dir);
+    if (patterns)
+        CHECK(rt_write_file(path, patterns));
+    snprintf(setting, sizeof setting, "LIVETRACK_SUPPRESSIONS=%s", patterns ? path : file);
+    snprintf(json, sizeof json, "%s/report.json", dir);
+    const char *const set[] = {setting, "LIVETRACK_EXIT_REPORT=off", NULL};
+    char *argv[] = {(char *)rt_self(), "child", json, NULL};
+    CHECK_EQ_INT(rt_run(argv, set, NULL, child), 0);
+    CHECK_EQ_INT(child->status, 0);
+}
+
+static const char *json_path(void)
+{
+    static char path[300];
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    return path;
+}
+
+/* One pattern that suppresses the two third-party buffers. */
+static void expect_third_party_suppressed(const char *pattern)
+{
+    char patterns[256];
+    snprintf(patterns, sizeof patterns, "%s\n", pattern);
+    rt_child child;
+    run_with(patterns, NULL, &child);
+    int failed = check_failed;
+    CHECK(strstr(child.out, "reported 7\ncounted 7\n") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.out, "livetrack: 7 leaked objects (400 bytes) from 2 call sites in pid "), 1);
+    CHECK_EQ_INT(rt_count_lines(child.out, "livetrack: suppressed: 2 objects (1.0 KiB) by LIVETRACK_SUPPRESSIONS="), 1);
+    char used[300];
+    snprintf(used, sizeof used, "  1.0 KiB      %s (line 1)\n", pattern);
+    CHECK_EQ_INT(rt_count(child.out, used), 1);
+    CHECK(!strstr(child.out, "third_party_leak")); /* its site is not shown */
+    char check_pattern[400];
+    snprintf(check_pattern, sizeof check_pattern,
+             "r['suppression_patterns'] == [{'pattern': '%s', 'line': 1, 'objects': 2, 'bytes': 1024}]", pattern);
+    char check_site[400];
+    snprintf(check_site, sizeof check_site,
+             "[(s['suppressed'], s['suppressed_by'], s['objects']) for s in r['sites']] == "
+             "[(False, None, 4), (False, None, 3), (True, '%s', 2)]",
+             pattern);
+    const char *checks[] = {"r['summary']['leaked_objects'] == 7 and r['summary']['leaked_bytes'] == 400",
+                            "r['summary']['suppressed_objects'] == 2 and r['summary']['suppressed_bytes'] == 1024",
+                            "r['summary']['call_sites'] == 2",
+                            check_pattern,
+                            check_site,
+                            "r['sites'][2]['frames'][0]['function'] == 'third_party_leak'",
+                            "r['sites'][2]['frames'][0]['module'].endswith('libreport_thirdparty.so')",
+                            "sorted(o['handle'] for o in r['objects'] if o['suppressed']) == ['0x7000', '0x7010']",
+                            "r['by_type'] == [{'api': 'user', 'type': 'rs_buffer', 'objects': 4, 'bytes': 400}, "
+                            "{'api': 'user', 'type': 'rs_event', 'objects': 3, 'bytes': 0}]",
+                            "r['settings']['suppressions'].endswith('/patterns.supp')",
+                            NULL};
+    CHECK(rt_check_json(json_path(), checks));
+    if (check_failed != failed) {
+        fprintf(stderr, "  with the pattern \"%s\"\n", pattern);
+        rt_child_dump("suppressions", &child);
+    }
+    rt_child_free(&child);
+}
+
+static void test_kinds(void)
+{
+    expect_third_party_suppressed("function:third_party_*");
+    expect_third_party_suppressed("module:*libreport_thirdparty.so*");
+    expect_third_party_suppressed("file:*/report_thirdparty.c");
+    expect_third_party_suppressed("function:third_party_lea?");
+
+    /* by type: the events, with nothing else */
+    rt_child child;
+    run_with("type:rs_event\n", NULL, &child);
+    CHECK(strstr(child.out, "reported 6\ncounted 6\n") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.out, "livetrack: suppressed: 3 objects (0 bytes) by LIVETRACK_SUPPRESSIONS="), 1);
+    CHECK_EQ_INT(rt_count_lines(child.out, "livetrack: 3 leaked rs_event"), 0);
+    CHECK_EQ_INT(rt_count(child.err, "livetrack:"), 0);
+    const char *checks[] = {"r['summary']['suppressed_objects'] == 3 and r['summary']['leaked_objects'] == 6",
+                            "[s['suppressed_by'] for s in r['sites'] if s['suppressed']] == ['type:rs_event']",
+                            NULL};
+    CHECK(rt_check_json(json_path(), checks));
+    rt_child_free(&child);
+
+    /* a pattern that matches nothing */
+    run_with("type:cl_*\nfunction:nothing_here\n", NULL, &child);
+    CHECK(strstr(child.out, "reported 9\ncounted 9\n") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.out, "livetrack: suppressed: 0 objects (0 bytes) by LIVETRACK_SUPPRESSIONS="), 1);
+    rt_child_free(&child);
+}
+
+static void test_bad_lines(void)
+{
+    rt_child child;
+    run_with("# leaks we cannot fix\n"
+             "\n"
+             "bogus\n"
+             "colour:red\n"
+             "type:\n"
+             "   type:rs_event   \n"
+             "function: third_party_leak\n",
+             NULL, &child);
+    /* the good lines work (whitespace trimmed) */
+    CHECK(strstr(child.out, "reported 4\ncounted 4\n") != NULL);
+    CHECK(strstr(child.out, " type:rs_event (line 6)\n") != NULL);
+    CHECK(strstr(child.out, " function:third_party_leak (line 7)\n") != NULL);
+    CHECK(strstr(child.out, "(2 patterns)\n") != NULL);
+    /* each bad one: one message naming file:line */
+    char expected[600];
+    snprintf(expected, sizeof expected,
+             "livetrack: %s/patterns.supp:3: \"bogus\" is not a suppression (no \"kind:\" prefix; expected type:, "
+             "function:, module: or file: and a pattern); line ignored\n",
+             dir);
+    CHECK_EQ_INT(rt_count(child.err, expected), 1);
+    snprintf(expected, sizeof expected, "livetrack: %s/patterns.supp:4: \"colour:red\" is not a suppression (unknown kind;",
+             dir);
+    CHECK_EQ_INT(rt_count(child.err, expected), 1);
+    snprintf(expected, sizeof expected, "livetrack: %s/patterns.supp:5: \"type:\" is not a suppression (empty pattern;",
+             dir);
+    CHECK_EQ_INT(rt_count(child.err, expected), 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 3);
+    if (rt_count_lines(child.err, "livetrack:") != 3)
+        rt_child_dump("bad lines", &child);
+    const char *checks[] = {"[p['pattern'] for p in r['suppression_patterns']] == ['type:rs_event', "
+                            "'function:third_party_leak']",
+                            "[p['line'] for p in r['suppression_patterns']] == [6, 7]",
+                            "[p['objects'] for p in r['suppression_patterns']] == [3, 2]", NULL};
+    CHECK(rt_check_json(json_path(), checks));
+    rt_child_free(&child);
+
+    /* unreadable: one message, nothing suppressed */
+    run_with(NULL, "/nonexistent-livetrack-dir/x.supp", &child);
+    CHECK(strstr(child.out, "reported 9\n") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: cannot read the suppressions file "
+                                           "\"/nonexistent-livetrack-dir/x.supp\" (LIVETRACK_SUPPRESSIONS): No such "
+                                           "file or directory; no leaks are suppressed"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 1);
+    rt_child_free(&child);
+}
+
+int main(int argc, char **argv)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
+    if (argc > 2 && !strcmp(argv[1], "child"))
+        return child(argv[2]);
+    CHECK(mkdtemp(dir) != NULL);
+    test_kinds();
+    test_bad_lines();
+    if (!check_failed) {
+        char path[300];
+        snprintf(path, sizeof path, "%s/patterns.supp", dir);
+        unlink(path);
+        unlink(json_path());
+        rmdir(dir);
+    }
+    return check_summary("test_report_suppressions");
+}
