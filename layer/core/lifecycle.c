@@ -1,0 +1,300 @@
+/*
+ * Process lifecycle: fork() and fatal signals.
+ *
+ * fork: only the forking thread exists in the child, so a lock another
+ * thread held at the moment of fork() would stay held there forever.
+ * Before fork() we take every lock the core owns, outermost first, in
+ * the order the code nests them (core_internal.h): the peak and misuse
+ * history (the peak set is copied under all shard locks), the registry's
+ * shards, the stack table (a release stack is interned under a shard
+ * lock), the timeline, and the symbol cache last; and we drop them on
+ * both sides afterwards. The child then reopens a "%p" timeline under its
+ * own pid; the exit report expands "%p" when it is written, so the child's
+ * report goes to the child's file by itself.
+ *
+ * Fatal signals: a program that crashes never runs livetrack's exit
+ * handler, and the leak report of a crashing program is often the most
+ * useful one. For SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL, only when
+ * nobody else handles them (their action is the default when livetrack
+ * loads), a handler writes the report as of the crash and then lets the
+ * signal take its default course: the process dies of the same signal,
+ * with the same exit status and core dump. Signals a program or a
+ * sanitizer handles itself are left to it; a program that installs its
+ * own handler later replaces ours, and we never see those signals.
+ *
+ * Writing a report from a signal handler is not async-signal-safe (it
+ * allocates and uses stdio) and the crash may have happened while a lock
+ * the report needs was held, by livetrack or by malloc. It is best effort:
+ * it runs on a stack of its own (the thread's may be nearly used up, or a
+ * small alternate stack), an alarm bounds it, and when the alarm fires the
+ * crash proceeds without the rest of the report. LIVETRACK_CRASH_REPORT=0
+ * leaves the signals alone.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "core_internal.h"
+
+/* ---- fork ---------------------------------------------------------------- */
+
+static void before_fork(void)
+{
+    lt_history_lock();
+    lt_registry_lock_all();
+    lt_stacks_lock_all();
+    lt_timeline_lock();
+    lt_symbols_lock();
+}
+
+static void unlock_after_fork(void)
+{
+    lt_symbols_unlock();
+    lt_timeline_unlock();
+    lt_stacks_unlock_all();
+    lt_registry_unlock_all();
+    lt_history_unlock();
+}
+
+static void after_fork_parent(void) { unlock_after_fork(); }
+
+static void after_fork_child(void)
+{
+    unlock_after_fork();
+    lt_timeline_after_fork_child();
+}
+
+/* ---- fatal signals ------------------------------------------------------- */
+
+/* Seconds a crash report may take before the crash goes on without it. */
+#define CRASH_REPORT_SECONDS 5u
+/* The report runs on a stack of its own: the crash may have happened deep
+ * in the program's stack, or the handler may run on a small alternate
+ * stack (sanitizers install one), and building a report (symbolizing
+ * with libdw) takes tens of kilobytes. Untouched pages cost nothing. */
+#define CRASH_STACK_BYTES (512u * 1024u)
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+static const char *const fatal_names[] = {"SIGSEGV", "SIGBUS", "SIGABRT", "SIGFPE", "SIGILL"};
+#define FATAL_COUNT (sizeof fatal_signals / sizeof fatal_signals[0])
+
+static struct sigaction previous[FATAL_COUNT];
+static int installed[FATAL_COUNT];
+
+/* Thread id of the thread writing a crash report, 0: none. */
+static atomic_long reporting_thread;
+/* The signal being reported, for the watchdog. */
+static volatile sig_atomic_t crash_signal;
+
+static int fatal_index(int signal_number)
+{
+    for (unsigned i = 0; i < FATAL_COUNT; i++)
+        if (fatal_signals[i] == signal_number)
+            return (int)i;
+    return -1;
+}
+
+static long thread_id(void) { return (long)syscall(SYS_gettid); }
+
+/* write(2) a whole message; snprintf is not on the async-signal-safe list
+ * but glibc's does not allocate for these formats. */
+static void say(const char *text)
+{
+    size_t length = strlen(text);
+    while (length) {
+        ssize_t written = write(STDERR_FILENO, text, length);
+        if (written <= 0)
+            return;
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+/* Let `signal_number` take its default action in this thread now. */
+static void die_by(int signal_number)
+{
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(signal_number, &fallback, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, signal_number);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    raise(signal_number);
+}
+
+/* The report took too long (most likely it waits for a lock the crashed
+ * thread holds): go on crashing without it. */
+static void on_watchdog(int unused)
+{
+    (void)unused;
+    say("livetrack: the crash report did not finish in time; it is incomplete\n");
+    die_by(crash_signal);
+}
+
+/* Open the %p path of a setting for the crash report; NULL on failure. */
+static FILE *open_crash_output(const char *pattern, char *path, size_t size)
+{
+    return pattern && lt_expand_path(pattern, path, size) ? fopen(path, "w") : NULL;
+}
+
+/* What the exit report would have written (the text report and the JSON
+ * document), as of the crash. LIVETRACK_EXIT_CODE does not apply: the
+ * process ends by its signal. */
+static void write_crash_report(int signal_number, const char *name)
+{
+    crash_signal = signal_number;
+    struct sigaction watchdog;
+    memset(&watchdog, 0, sizeof watchdog);
+    watchdog.sa_handler = on_watchdog;
+    sigemptyset(&watchdog.sa_mask);
+    sigaction(SIGALRM, &watchdog, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    alarm(CRASH_REPORT_SECONDS);
+
+    /* static: one thread, once */
+    static char path[4096], line[sizeof path + 160];
+    const lt_settings *settings = lt_get_settings();
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    int always = settings->exit_report == LT_EXIT_REPORT_ALWAYS;
+    if (settings->exit_report != LT_EXIT_REPORT_OFF && (stats.live_objects || always)) {
+        FILE *out = open_crash_output(settings->output, path, sizeof path);
+        snprintf(line, sizeof line, "livetrack: pid %ld got %s; the leak report as of the crash is %s%s\n",
+                 (long)getpid(), name, out ? "in " : "below", out ? path : "");
+        say(line);
+        livetrack_write_leak_report(out ? out : stderr, always);
+        if (out)
+            fclose(out);
+        else
+            fflush(stderr);
+    }
+    FILE *json = open_crash_output(settings->json, path, sizeof path);
+    if (json) {
+        livetrack_write_report(json, LIVETRACK_FORMAT_JSON, settings->peak_report ? LIVETRACK_REPORT_PEAK : 0, 0);
+        fclose(json);
+    }
+    alarm(0);
+}
+
+static char crash_stack[CRASH_STACK_BYTES] __attribute__((aligned(64)));
+static ucontext_t handler_context, report_context;
+static int report_signal;
+
+static void report_on_crash_stack(void) { write_crash_report(report_signal, fatal_names[fatal_index(report_signal)]); }
+
+/* Write the report on crash_stack; 0 when the switch failed. No local
+ * lives across getcontext(), which returns only once here. */
+__attribute__((noinline)) static int report_on_own_stack(void)
+{
+    if (getcontext(&report_context) != 0)
+        return 0;
+    report_context.uc_stack.ss_sp = crash_stack;
+    report_context.uc_stack.ss_size = sizeof crash_stack;
+    report_context.uc_link = &handler_context;
+    makecontext(&report_context, report_on_crash_stack, 0);
+    return swapcontext(&handler_context, &report_context) == 0;
+}
+
+static void on_fatal_signal(int signal_number, siginfo_t *info, void *context)
+{
+    (void)info;
+    (void)context;
+    int index = fatal_index(signal_number);
+    if (index < 0)
+        return;
+    long self = thread_id(), none = 0;
+    if (atomic_compare_exchange_strong(&reporting_thread, &none, self)) {
+        /* Only this thread gets here, once: the stack and contexts are its. */
+        report_signal = signal_number;
+        if (!report_on_own_stack())
+            write_crash_report(signal_number, fatal_names[index]);
+    } else if (none != self) {
+        /* Another thread is writing the report and ends the process when
+         * it is done; wait for it, but not forever. */
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        for (unsigned i = 0; i < (CRASH_REPORT_SECONDS + 1) * 20; i++)
+            nanosleep(&pause, NULL);
+    }
+    /* Done, or nested (the report raised another fatal signal; the same
+     * one, blocked in its handler, makes the kernel end the process at
+     * once): the default action, which the signal had without us. */
+    sigaction(signal_number, &previous[index], NULL);
+    /* A fault raised by an instruction happens again when the handler
+     * returns, now with the default action, in its original context (a
+     * core dump shows the faulting instruction). Raising it as well
+     * covers faults that are not re-raised (sent by kill() or abort(),
+     * si_code <= 0, or asynchronous machine errors): the pending signal
+     * is delivered as the handler returns. */
+    raise(signal_number);
+}
+
+static int crash_report_wanted(void)
+{
+    const char *value = getenv("LIVETRACK_CRASH_REPORT");
+    if (!value || !*value)
+        return 1;
+    return !(strcmp(value, "0") == 0 || strcasecmp(value, "false") == 0 || strcasecmp(value, "no") == 0 ||
+             strcasecmp(value, "off") == 0);
+}
+
+static void install_fatal_handlers(void)
+{
+    for (unsigned i = 0; i < FATAL_COUNT; i++) {
+        struct sigaction current;
+        if (sigaction(fatal_signals[i], NULL, &current) != 0)
+            continue;
+        if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL)
+            continue; /* somebody else's signal */
+        struct sigaction ours;
+        memset(&ours, 0, sizeof ours);
+        ours.sa_sigaction = on_fatal_signal;
+        /* SA_ONSTACK: a stack overflow can still be reported where the
+         * program has set up an alternate signal stack. */
+        ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
+        sigemptyset(&ours.sa_mask);
+        if (sigaction(fatal_signals[i], &ours, &previous[i]) == 0)
+            installed[i] = 1;
+    }
+}
+
+static void remove_fatal_handlers(void)
+{
+    for (unsigned i = 0; i < FATAL_COUNT; i++) {
+        if (!installed[i])
+            continue;
+        struct sigaction current;
+        /* Only our own: a handler the program installed since stays. */
+        if (sigaction(fatal_signals[i], NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+            current.sa_sigaction == on_fatal_signal)
+            sigaction(fatal_signals[i], &previous[i], NULL);
+        installed[i] = 0;
+    }
+}
+
+/* ---- start and end -------------------------------------------------------- */
+
+__attribute__((constructor)) static void lifecycle_start(void)
+{
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    if (crash_report_wanted())
+        install_fatal_handlers();
+}
+
+/* At exit the report has been written (or is being written by the other
+ * destructor); if the library is unloaded, our handler must not outlive
+ * its code. pthread_atfork handlers are dropped with the library by libc. */
+__attribute__((destructor)) static void lifecycle_end(void) { remove_fatal_handlers(); }
