@@ -1,0 +1,198 @@
+/*
+ * Faults: livetrack running out of memory (failures injected with
+ * LIVETRACK_FAULT_ALLOC_AFTER, see layer/core/memory.c) must degrade to
+ * "tracking incomplete": one message, the program goes on unharmed, the
+ * exit report says so, and nothing crashes or hangs.
+ *
+ *   test_oom [--all] [<layer.so> <opencl program>]
+ *
+ * 1. A registry workload (objects with parents, retains, releases,
+ *    misuse, snapshots, reports) with the allocations failing from the
+ *    Kth on, for a spread of K, and with only the Kth failing. --all
+ *    tries every K (labelled long).
+ * 2. With a layer and an OpenCL program: the program's stdout and exit
+ *    status are the same as without injected failures, and the layer
+ *    refuses none of its calls.
+ */
+#include "livetrack/livetrack.h"
+#include "rel_util.h"
+
+#define OBJECTS 3000
+#define ROOTS 8
+
+static const char *const type_names[] = {"oom_ctx", "oom_mem", "oom_event"};
+
+/* ---- the child: a workload that checks itself ----------------------------------- */
+
+static int workload(void)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "oomtest", type_names, 3);
+    static signed char made[OBJECTS]; /* 1: tracked, 0: create failed */
+    size_t ok = 0, no_memory = 0, wrong = 0;
+    for (int i = 0; i < OBJECTS; i++) {
+        livetrack_new_object object = {
+            .domain = LIVETRACK_DOMAIN_USER,
+            .type = i < ROOTS ? 0 : 1 + (unsigned)(i % 2),
+            .handle = 0x100000 + (uint64_t)i * 0x20,
+            .bytes = (uint64_t)i,
+            .parent = i < ROOTS ? 0 : 0x100000 + (uint64_t)(i % ROOTS) * 0x20,
+            .second_parent = i > 2 * ROOTS && i % 3 == 0 ? 0x100000 + (uint64_t)(i - ROOTS) * 0x20 : 0,
+            .call = "oom_create",
+        };
+        livetrack_status status = livetrack_create(&object);
+        made[i] = status == LIVETRACK_OK;
+        ok += status == LIVETRACK_OK;
+        no_memory += status == LIVETRACK_NO_MEMORY;
+        wrong += status != LIVETRACK_OK && status != LIVETRACK_NO_MEMORY;
+        if (i % 500 == 0) {
+            livetrack_snapshot_free(livetrack_snapshot_take(LIVETRACK_DOMAIN_ANY, NULL));
+            FILE *sink = fopen("/dev/null", "w");
+            livetrack_write_leak_report(sink, 1);
+            livetrack_write_report(sink, LIVETRACK_FORMAT_JSON, LIVETRACK_REPORT_PEAK, 0);
+            livetrack_write_peak_report(sink);
+            fclose(sink);
+            livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, object.handle + 8, "oom test misuse %d", i);
+        }
+    }
+    /* What was tracked behaves exactly; what was not is unknown. Only
+     * the references: holders depend on which parents were tracked. */
+    size_t mismatches = 0;
+    for (int i = OBJECTS; i-- > 0;) {
+        uint64_t handle = 0x100000 + (uint64_t)i * 0x20;
+        livetrack_status expected = made[i] ? LIVETRACK_OK : LIVETRACK_UNKNOWN;
+        if (i % 4 == 0) {
+            mismatches += livetrack_retain(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, "oom_retain") != expected;
+            mismatches += livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL, "oom_release") !=
+                          expected;
+        }
+        if (i % 2 == 0) /* the rest leak */
+            mismatches += livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL, "oom_release") !=
+                          expected;
+    }
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    printf("created %zu, out of memory %zu, other %zu, mismatches %zu, incomplete %d, live %llu\n", ok, no_memory,
+           wrong, mismatches, stats.incomplete, (unsigned long long)stats.live_objects);
+    return wrong || mismatches || (no_memory && !stats.incomplete) ? 1 : 0;
+}
+
+/* ---- the driver ------------------------------------------------------------------------ */
+
+static unsigned long runs, runs_incomplete, failures_injected;
+
+/* One run with LIVETRACK_FAULT_ALLOC_AFTER=`fault`; returns how many
+ * allocations failed. */
+static long run_workload(const char *dir, const char *fault)
+{
+    char fault_env[64], output_env[512], output[512];
+    snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%s", fault);
+    snprintf(output_env, sizeof output_env, "LIVETRACK_OUTPUT=%s/report.%%p", dir);
+    const char *env[] = {fault_env, output_env, "LIVETRACK_EXIT_REPORT=always", "LIVETRACK_JSON=/dev/null",
+                         "LIVETRACK_CSV=/dev/null", "LIVETRACK_PEAK_REPORT=1", NULL};
+    char *argv[] = {(char *)rel_self(), "workload", NULL};
+    rel_run run = rel_spawn(argv, env, 60);
+    snprintf(output, sizeof output, "%s/report.%ld", dir, (long)run.pid);
+    int failed_before = check_failed;
+    /* Incomplete while the workload ran, or only later (a failure while
+     * the exit report was built): one message either way. */
+    int during_workload = strstr(run.out, "incomplete 1") != NULL;
+    int incomplete = (int)rel_count(run.err, "tracking is incomplete");
+    CHECK(rel_exited(&run, 0));
+    CHECK(incomplete <= 1 && incomplete >= during_workload);
+    char *report = rel_read_file(output);
+    CHECK(report != NULL);
+    if (report && during_workload)
+        CHECK(strstr(report, "tracking was incomplete") != NULL);
+    if (report && !incomplete)
+        CHECK(strstr(report, "tracking was incomplete") == NULL);
+    free(report);
+    unlink(output);
+    if (check_failed != failed_before) {
+        char what[96];
+        snprintf(what, sizeof what, "workload with LIVETRACK_FAULT_ALLOC_AFTER=%s", fault);
+        rel_dump(what, &run);
+    }
+    long allocations = -1, failed = -1;
+    const char *summary = strstr(run.err, "LIVETRACK_FAULT_ALLOC_AFTER: ");
+    CHECK(summary && sscanf(summary, "LIVETRACK_FAULT_ALLOC_AFTER: %ld allocations, %ld failed", &allocations,
+                            &failed) == 2);
+    runs++;
+    runs_incomplete += incomplete;
+    failures_injected += failed > 0 ? (unsigned long)failed : 0;
+    rel_run_free(&run);
+    return failed;
+}
+
+static void registry_faults(int every_k)
+{
+    const char *dir = rel_tmpdir("oom");
+    char fault[32];
+    /* K = 0 fails the very first allocation: it must be noticed */
+    CHECK(run_workload(dir, "0") > 0);
+    CHECK_EQ_INT(runs_incomplete, 1);
+    /* All failing from the Kth on, and only the Kth failing, until K is
+     * past the workload's last allocation. */
+    unsigned long k = 1, last = 0;
+    for (int persistent = 1; persistent >= 0; persistent--) {
+        for (k = persistent ? 1 : 0;; k = every_k ? k + 1 : k + 1 + k / 3) {
+            snprintf(fault, sizeof fault, persistent ? "%lu" : "%lu:1", k);
+            if (run_workload(dir, fault) <= 0)
+                break;
+        }
+        last = k > last ? k : last;
+    }
+    printf("registry: %lu runs with allocations failing (%lu failures injected), %lu of them incomplete; the "
+           "workload makes %lu allocations\n",
+           runs, failures_injected, runs_incomplete, last);
+    if (!check_failed)
+        rel_rmdir(dir);
+}
+
+/* ---- OpenCL ----------------------------------------------------------------------------- */
+
+static void opencl_faults(const char *layer, const char *program)
+{
+    char layer_env[4200];
+    snprintf(layer_env, sizeof layer_env, "OPENCL_LAYERS=%s", layer);
+    char *argv[] = {(char *)program, NULL};
+    const char *plain_env[] = {layer_env, "LIVETRACK_FAULT_ALLOC_AFTER=", "LIVETRACK_EXIT_REPORT=off", NULL};
+    rel_run reference = rel_spawn(argv, plain_env, 120);
+    CHECK(rel_exited(&reference, 0));
+    static const char *const faults[] = {"0", "1", "2", "5", "20", "100", "3:1", "40:2"};
+    unsigned incomplete = 0, unchanged = 0;
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++) {
+        char fault_env[64];
+        snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%s", faults[i]);
+        const char *env[] = {layer_env, fault_env, "LIVETRACK_EXIT_REPORT=auto", NULL};
+        rel_run run = rel_spawn(argv, env, 120);
+        int failed_before = check_failed;
+        CHECK(rel_exited(&run, reference.status >> 8));
+        CHECK(!strcmp(run.out, reference.out)); /* the program's results are unchanged */
+        CHECK(!strstr(run.err, "refused"));     /* nothing refused because it was not tracked */
+        CHECK(rel_count(run.err, "tracking is incomplete") <= 1);
+        incomplete += rel_count(run.err, "tracking is incomplete");
+        unchanged += check_failed == failed_before;
+        if (check_failed != failed_before) {
+            char what[96];
+            snprintf(what, sizeof what, "OpenCL program with LIVETRACK_FAULT_ALLOC_AFTER=%s", faults[i]);
+            rel_dump(what, &run);
+        }
+        rel_run_free(&run);
+    }
+    CHECK(incomplete > 0);
+    printf("opencl: %zu runs with allocations failing, %u of them incomplete, %u with the program's output and "
+           "status unchanged and no call refused\n",
+           sizeof faults / sizeof faults[0], incomplete, unchanged);
+    rel_run_free(&reference);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "workload"))
+        return workload();
+    int every_k = argc > 1 && !strcmp(argv[1], "--all");
+    registry_faults(every_k);
+    if (argc > 2 + every_k)
+        opencl_faults(argv[1 + every_k], argv[2 + every_k]);
+    return check_summary(every_k ? "reliability.oom_every_allocation" : "reliability.oom");
+}
