@@ -66,8 +66,9 @@ typedef enum livetrack_status {
 LIVETRACK_API const char *livetrack_status_name(livetrack_status status);
 
 /* Declare the type names of a domain. `api_name` is shown in reports
- * ("OpenCL"); `type_names[i]` names type i ("cl_mem"). The strings must
- * live for the whole process. Declaring again replaces the table. */
+ * ("OpenCL"); `type_names[i]` names type i ("cl_mem"). livetrack keeps
+ * its own copies, so the caller may be unloaded before the exit report.
+ * Declaring again replaces the table. */
 LIVETRACK_API livetrack_status livetrack_declare_types(livetrack_domain domain, const char *api_name,
                                                        const char *const *type_names, unsigned count);
 LIVETRACK_API const char *livetrack_type_name(livetrack_domain domain, livetrack_type type);
@@ -250,6 +251,10 @@ LIVETRACK_API size_t livetrack_write_leak_report(FILE *out, int always);
 /* "at peak 1.2 GiB live in 3400 objects:" and the live set at that moment
  * grouped by call site. Returns the objects live at the peak. */
 LIVETRACK_API size_t livetrack_write_peak_report(FILE *out);
+
+/* 1 once livetrack ran out of memory: objects may be missing, so a front
+ * end must not refuse handles the registry does not know. */
+LIVETRACK_API int livetrack_incomplete(void);
 
 /* 1 when LIVETRACK_TRANSPARENT asks to pass misuse to the driver. */
 LIVETRACK_API int livetrack_transparent(void);

@@ -13,6 +13,9 @@
 
 /* ---- memory (memory.c) ---- */
 void *lt_calloc(size_t count, size_t size);
+/* Allocation-failure injection for tests (memory.c explains them). */
+long lt_fault_alloc_set(long after, long count);
+long lt_fault_alloc_pending(void);
 void *lt_malloc(size_t size);
 void lt_free(void *pointer);
 /* Tell the user once that tracking is now incomplete. */
@@ -33,7 +36,7 @@ void lt_count_misuse(void);
 /* "    #3 0x401136 in main /src/app.c:42:7 (/usr/bin/app+0x1136)" (frames.c) */
 void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, size_t size);
 
-/* "4.0 KiB" (leak_report.c) */
+/* "4.0 KiB" (report_text.c) */
 void lt_format_bytes(uint64_t bytes, char *out, size_t size);
 
 /* ---- counters (diagnostics.c) ---- */
@@ -55,6 +58,7 @@ typedef struct lt_settings {
     long exit_code;          /* LIVETRACK_EXIT_CODE, 0: leave the status alone */
     const char *suppressions; /* LIVETRACK_SUPPRESSIONS, NULL: none */
     int peak_report;         /* LIVETRACK_PEAK_REPORT */
+    int crash_report;        /* LIVETRACK_CRASH_REPORT */
 } lt_settings;
 
 const lt_settings *lt_get_settings(void);

@@ -242,15 +242,6 @@ static void on_fatal_signal(int signal_number, siginfo_t *info, void *context)
     raise(signal_number);
 }
 
-static int crash_report_wanted(void)
-{
-    const char *value = getenv("LIVETRACK_CRASH_REPORT");
-    if (!value || !*value)
-        return 1;
-    return !(strcmp(value, "0") == 0 || strcasecmp(value, "false") == 0 || strcasecmp(value, "no") == 0 ||
-             strcasecmp(value, "off") == 0);
-}
-
 static void install_fatal_handlers(void)
 {
     for (unsigned i = 0; i < FATAL_COUNT; i++) {
@@ -290,7 +281,7 @@ static void remove_fatal_handlers(void)
 __attribute__((constructor)) static void lifecycle_start(void)
 {
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-    if (crash_report_wanted())
+    if (lt_get_settings()->crash_report)
         install_fatal_handlers();
 }
 

@@ -137,3 +137,5 @@ __attribute__((destructor(101))) static void fault_summary(void)
     if (length > 0 && write(STDERR_FILENO, line, (size_t)length) < 0)
         return;
 }
+
+int livetrack_incomplete(void) { return lt_tracking_incomplete(); }

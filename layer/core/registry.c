@@ -135,8 +135,10 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
     shard->newest = node;
     /* atomic store: pin_cached() reads `linked` without the lock */
     __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
-    shard->live++;
-    shard->live_bytes += node->bytes;
+    /* Atomic stores (plain moves on x86): the counters are read without
+     * the lock by snapshots and the peak and timeline totals. */
+    __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&shard->live_bytes, shard->live_bytes + node->bytes, __ATOMIC_RELAXED);
 }
 
 /* What a birth or death changes outside the shard: the process's live
@@ -181,8 +183,8 @@ static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_death 
     else
         shard->oldest = node->newer;
     __atomic_store_n(&node->linked, 0, __ATOMIC_RELAXED);
-    shard->live--;
-    shard->live_bytes -= node->bytes;
+    __atomic_store_n(&shard->live, shard->live - 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&shard->live_bytes, shard->live_bytes - node->bytes, __ATOMIC_RELAXED);
     lt_released *grave = &shard->graveyard[shard->graveyard_next++ % LT_GRAVEYARD];
     *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack};
     *death = (lt_death){node->stack, node->domain, node->type, node->bytes};
@@ -611,6 +613,12 @@ void livetrack_get_stats(livetrack_stats *out)
     }
     out->created = atomic_load(&next_seq) - 1;
     lt_peak_marks(&out->peak_objects, &out->peak_bytes);
+    /* Threads add their differences to the peak's totals in batches (peak.c):
+     * the high-water mark is never below what is live now. */
+    if (out->peak_objects < out->live_objects)
+        out->peak_objects = out->live_objects;
+    if (out->peak_bytes < out->live_bytes)
+        out->peak_bytes = out->live_bytes;
     out->unique_stacks = lt_stack_count();
     out->stack_bytes = lt_stack_bytes();
     lt_fill_counters(out);

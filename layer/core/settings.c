@@ -51,6 +51,8 @@ static const setting setting_table[] = {
      "file of patterns (type:, function:, module:, file:) whose leaks are not reported", 0, 0},
     {"LIVETRACK_PEAK_REPORT", SETTING_BOOL, "0", NULL, offsetof(lt_settings, peak_report),
      "1: the exit report also shows the live set at the peak of live bytes", 0, 0},
+    {"LIVETRACK_CRASH_REPORT", SETTING_BOOL, "1", NULL, offsetof(lt_settings, crash_report),
+     "0: leave SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL alone (no leak report when the program crashes)", 0, 0},
 };
 
 static lt_settings current;

@@ -305,18 +305,19 @@ void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type)
 uint64_t lt_stack_count(void) { return atomic_load(&next_id) - 1; }
 uint64_t lt_stack_bytes(void) { return atomic_load(&arena_bytes); }
 
+/* publish() takes chunk_lock while holding a stripe: stripes first. */
 void lt_stacks_lock_all(void)
 {
-    lt_spin_lock(&chunk_lock);
     for (unsigned i = 0; i < STRIPE_COUNT; i++)
         lt_spin_lock(&stripes[i].lock);
+    lt_spin_lock(&chunk_lock);
 }
 
 void lt_stacks_unlock_all(void)
 {
+    lt_spin_unlock(&chunk_lock);
     for (unsigned i = STRIPE_COUNT; i-- > 0;)
         lt_spin_unlock(&stripes[i].lock);
-    lt_spin_unlock(&chunk_lock);
 }
 
 /* ---- public reading ---------------------------------------------------- */

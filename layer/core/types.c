@@ -1,5 +1,6 @@
 /* Names of domains and of each domain's object types. */
 #include <stdatomic.h>
+#include <string.h>
 
 #include "core_internal.h"
 
@@ -17,14 +18,54 @@ static atomic_uint generation[LIVETRACK_DOMAIN_COUNT];
 
 static const char *const default_api_names[LIVETRACK_DOMAIN_COUNT] = {"any", "OpenCL", "Level Zero", "CUDA", "user"};
 
+/* A copy livetrack owns and never frees: the names outlive the library
+ * that declared them (a driver or front end may be unloaded before the
+ * exit report), and snapshots hand the pointers out. Declarations are
+ * rare; an identical one reuses the current copy. */
+static const char *copy_name(const char *name)
+{
+    if (!name)
+        return NULL;
+    size_t length = strlen(name) + 1;
+    char *copy = lt_malloc(length);
+    if (copy)
+        memcpy(copy, name, length);
+    return copy;
+}
+
+static int same_names(const domain_names *names, const char *api_name, const char *const *type_names, unsigned count)
+{
+    if (!names || names->count != count || (!names->api_name) != (!api_name) ||
+        (api_name && strcmp(names->api_name, api_name)))
+        return 0;
+    for (unsigned i = 0; i < count; i++) {
+        const char *a = names->type_names[i], *b = type_names[i];
+        if ((!a) != (!b) || (a && strcmp(a, b)))
+            return 0;
+    }
+    return 1;
+}
+
 livetrack_status livetrack_declare_types(livetrack_domain domain, const char *api_name, const char *const *type_names,
                                          unsigned count)
 {
     if (domain <= LIVETRACK_DOMAIN_ANY || domain >= LIVETRACK_DOMAIN_COUNT || count > LIVETRACK_MAX_TYPES ||
         (count && !type_names))
         return LIVETRACK_BAD_ARGUMENT;
+    if (same_names(atomic_load(&domains[domain]), api_name, type_names, count))
+        return LIVETRACK_OK;
+    const char **names = lt_calloc(count ? count : 1, sizeof *names);
+    const char *api_copy = copy_name(api_name);
+    if (!names || (api_name && !api_copy)) {
+        lt_free(names);
+        lt_free((void *)api_copy);
+        lt_out_of_memory("type names");
+        return LIVETRACK_NO_MEMORY;
+    }
+    for (unsigned i = 0; i < count; i++)
+        names[i] = copy_name(type_names[i]); /* a failed copy reads as "object" */
     unsigned slot = atomic_fetch_add(&generation[domain], 1) & 1;
-    storage[domain][slot] = (domain_names){api_name, type_names, count};
+    storage[domain][slot] = (domain_names){api_copy, names, count};
     atomic_store(&domains[domain], &storage[domain][slot]);
     return LIVETRACK_OK;
 }

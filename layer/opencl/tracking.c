@@ -127,6 +127,8 @@ static int refuse(const char *call, ltcl_type type, const void *handle, livetrac
     int pass = livetrack_transparent() || (status == LIVETRACK_UNKNOWN && ltcl_untracked_extension_in_use());
     if (status == LIVETRACK_NO_MEMORY || status == LIVETRACK_BAD_ARGUMENT)
         return 1; /* our failure, not the program's: stay out of the way */
+    if (status == LIVETRACK_UNKNOWN && livetrack_incomplete())
+        return 1; /* after running out of memory livetrack may simply have missed it */
     char outcome[64];
     describe_refusal(code, pass, outcome, sizeof outcome);
     if (status == LIVETRACK_WRONG_TYPE) {

@@ -31,14 +31,7 @@
 #include "cl_layer_internal.h"
 
 /* The registry cannot vouch for handles it does not know. */
-static int unknown_handles_pass(void)
-{
-    if (ltcl_untracked_extension_in_use())
-        return 1;
-    livetrack_stats stats;
-    livetrack_get_stats(&stats);
-    return stats.incomplete;
-}
+static int unknown_handles_pass(void) { return ltcl_untracked_extension_in_use() || livetrack_incomplete(); }
 
 static void name_argument(char *out, size_t size, const char *what, long index)
 {
