@@ -1,0 +1,55 @@
+/*
+ * A small JSON reader for livetrack's own reports: the whole document is
+ * parsed into a tree held in one arena and freed at once.
+ *
+ * Readers are meant to be tolerant: every accessor takes NULL or a value
+ * of the wrong kind and answers with the fallback, so a missing or null
+ * field (the report writer may leave fields null, and may add new ones)
+ * needs no special case at the call site.
+ */
+#ifndef LIVETRACK_JSON_READER_H
+#define LIVETRACK_JSON_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum json_kind { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_kind;
+
+typedef struct json_value json_value;
+struct json_value {
+    json_kind kind;
+    int boolean;
+    int is_integer;     /* JSON_NUMBER written without fraction or exponent, fits int64 */
+    int64_t integer;    /* exact value when is_integer */
+    double number;
+    const char *string; /* JSON_STRING, NUL-terminated (and `length` long) */
+    size_t length;
+    size_t count;       /* JSON_ARRAY / JSON_OBJECT: items */
+    json_value *items;  /* values, in document order */
+    const char **keys;  /* JSON_OBJECT: the key of each item */
+};
+
+typedef struct json_document json_document;
+
+/* Parses a whole file (or "-" for stdin). NULL on error, with a message
+ * "line L, column C: what" (or the system error) in `error`. */
+json_document *json_parse_file(const char *path, char *error, size_t error_size);
+json_document *json_parse_text(const char *text, size_t length, char *error, size_t error_size);
+const json_value *json_root(const json_document *document);
+void json_free(json_document *document);
+
+/* The member `key` of an object (the last one, if repeated), else NULL. */
+const json_value *json_get(const json_value *object, const char *key);
+/* Same, following dots: json_path(root, "summary.leaked_objects"). */
+const json_value *json_path(const json_value *value, const char *path);
+size_t json_count(const json_value *array);
+const json_value *json_at(const json_value *array, size_t index);
+
+const char *json_str(const json_value *value, const char *fallback);
+double json_num(const json_value *value, double fallback);
+int64_t json_int(const json_value *value, int64_t fallback);
+int json_bool(const json_value *value, int fallback);
+/* A number, or a string holding a number ("0x55d0c0de1234" or "42"). */
+uint64_t json_u64(const json_value *value, uint64_t fallback);
+
+#endif
