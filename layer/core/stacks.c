@@ -371,3 +371,12 @@ size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out,
         used += lt_symbolize_address(addresses[i], out + used, max - used);
     return used;
 }
+
+/* libunwind's default cache of unwind rules is global and guarded by a
+ * lock of its own, which no fork hook of ours can take: a thread inside
+ * unw_backtrace at fork() left it held in the child, whose next capture
+ * then hung. Per-thread caches have no such lock. */
+__attribute__((constructor)) static void stacks_start(void)
+{
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
