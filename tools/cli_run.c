@@ -1,0 +1,381 @@
+/*
+ * livetrack run: start a program with every front end armed and hand its
+ * exit status back.
+ *
+ * Arming is only environment: OPENCL_LAYERS for the OpenCL ICD loader,
+ * LD_PRELOAD for the Level Zero and CUDA front ends (plus
+ * CUDA_INJECTION64_PATH, which the CUDA driver honours for programs that
+ * reach it without the preload), and LIVETRACK_* for the settings. The
+ * leak report itself is printed by the core library inside the program
+ * when it exits, so this process only waits.
+ *
+ * It forks rather than execs in place so that it can tell why a program
+ * did not start, say when no report was written, and turn a death by
+ * signal into the shell's 128+N. While it waits it ignores SIGINT and
+ * SIGQUIT (the terminal sends them to the program too, and the program's
+ * status is what we want) and passes SIGTERM and SIGHUP on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "front_ends.h"
+
+#define EXIT_CANNOT_START 125
+#define EXIT_NOT_EXECUTABLE 126
+#define EXIT_NOT_FOUND 127
+
+static void usage(void)
+{
+    char path[PATH_MAX * 3];
+    char installed[256] = "";
+    size_t used = 0;
+    for (int kind = 0; kind < FRONT_END_COUNT; kind++) {
+        if (front_end_find((front_end_kind)kind, path, sizeof path))
+            used += (size_t)snprintf(installed + used, sizeof installed - used, "%s%s", used ? "," : "",
+                                     front_ends[kind].name);
+    }
+    printf("usage: livetrack run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+           "\n"
+           "Runs PROGRAM with livetrack's libraries loaded and exits with PROGRAM's exit status\n"
+           "(128+N when signal N ended it). When PROGRAM exits, livetrack prints on stderr every\n"
+           "object it never released, grouped by the call site that created it.\n"
+           "\n"
+           "Options (each sets the LIVETRACK_* variable in parentheses for PROGRAM):\n"
+           "  --api LIST           front ends to arm, comma-separated: opencl, ze (Level Zero), cuda;\n"
+           "                       default: all that are installed (here: %s)\n"
+           "  --json FILE          also write the report as JSON, for report, diff, plot, pprof\n"
+           "                       (LIVETRACK_JSON); %%p in FILE becomes the pid\n"
+           "  --csv FILE           write a timeline, one row per object event, for plot and trace\n"
+           "                       (LIVETRACK_CSV); %%p becomes the pid\n"
+           "  --output FILE        write the text report to FILE, not stderr (LIVETRACK_OUTPUT)\n"
+           "  --stack-depth N      frames kept of each creation call stack, 0 to 64; 0 turns call\n"
+           "                       sites off (LIVETRACK_STACK_DEPTH, default 16)\n"
+           "  --release-stacks     also keep the stack of each final release, shown when a released\n"
+           "                       object is misused (LIVETRACK_RELEASE_STACKS=1)\n"
+           "  --suppressions FILE  do not report leaks matching the patterns in FILE\n"
+           "                       (LIVETRACK_SUPPRESSIONS)\n"
+           "  --fail-on-leak[=N]   exit with status N (1 to 255, default 1) when leaks remain\n"
+           "                       (LIVETRACK_EXIT_CODE)\n"
+           "  --peak               the report also shows the objects live at the peak of live bytes\n"
+           "                       (LIVETRACK_PEAK_REPORT=1)\n"
+           "  --report WHEN        when to print the text report: auto (only when something leaked,\n"
+           "                       the default), always, off (LIVETRACK_EXIT_REPORT)\n"
+           "  --transparent        pass misused calls on to the driver after the diagnostic\n"
+           "                       (LIVETRACK_TRANSPARENT=1)\n"
+           "  --max-diagnostics N  stop printing diagnostics after N lines; -1: no limit\n"
+           "                       (LIVETRACK_MAX_DIAGNOSTICS, default 1000)\n"
+           "  --no-crash-report    leave SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL alone: no leak\n"
+           "                       report when PROGRAM crashes (LIVETRACK_CRASH_REPORT=0)\n"
+           "  -v, --verbose        print the environment livetrack sets before starting PROGRAM\n"
+           "  -h, --help           show this help\n"
+           "\n"
+           "PROGRAM also sees any LIVETRACK_* variables already set; options win over them.\n"
+           "OpenCL: the layer is put before the layers already in OPENCL_LAYERS. Level Zero and\n"
+           "CUDA: the front end is put first in LD_PRELOAD.\n"
+           "\n"
+           "Exit status: PROGRAM's; with --fail-on-leak, N when leaks remain; 2 for bad arguments;\n"
+           "126 when PROGRAM cannot be executed, 127 when it is not found, 125 when livetrack\n"
+           "cannot start it for another reason.\n",
+           used ? installed : "none found");
+}
+
+typedef struct watched_file {
+    const char *option, *path;
+    int existed;
+    struct timespec modified;
+} watched_file;
+
+/* Remember a requested output file's state, to tell afterwards whether
+ * the program wrote it. Paths with %p name files we cannot predict. */
+static void watch(watched_file *file, const char *option, const char *path)
+{
+    struct stat info;
+    file->option = option;
+    file->path = path && !strstr(path, "%p") ? path : NULL;
+    file->existed = file->path && stat(file->path, &info) == 0;
+    if (file->existed)
+        file->modified = info.st_mtim;
+}
+
+static void check_written(const watched_file *file, const char *program)
+{
+    struct stat info;
+    if (!file->path)
+        return;
+    if (stat(file->path, &info) == 0 && (!file->existed || info.st_mtim.tv_sec != file->modified.tv_sec ||
+                                         info.st_mtim.tv_nsec != file->modified.tv_nsec))
+        return;
+    cli_warn("note: %s wrote no %s file %s (it may use no tracked API, or may not have exited normally)",
+             program, file->option, file->path);
+}
+
+/* Puts `entry` first in the list variable `name` (separator `sep`),
+ * unless it is already in it. */
+static void prepend(const char *name, const char *entry, char sep, int verbose)
+{
+    const char *old = getenv(name);
+    if (old && *old) {
+        size_t length = strlen(entry);
+        for (const char *at = old; (at = strstr(at, entry)); at += length) {
+            int starts = at == old || at[-1] == sep || (sep == ':' ? 0 : at[-1] == ':');
+            int ends = at[length] == '\0' || at[length] == sep || at[length] == ':';
+            if (starts && ends) {
+                if (verbose)
+                    cli_warn("%s already holds %s", name, entry);
+                return;
+            }
+        }
+        size_t size = length + strlen(old) + 2;
+        char *value = cli_alloc(size);
+        snprintf(value, size, "%s%c%s", entry, sep, old);
+        setenv(name, value, 1);
+        free(value);
+    } else {
+        setenv(name, entry, 1);
+    }
+    if (verbose)
+        cli_warn("%s=%s", name, getenv(name));
+}
+
+static void set(const char *name, const char *value, int verbose)
+{
+    setenv(name, value, 1);
+    if (verbose)
+        cli_warn("%s=%s", name, value);
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int signal_number)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, signal_number);
+}
+
+/* Starts the program; returns its pid, or exits with 125..127 when it
+ * cannot be started. */
+static pid_t start(char **program_argv, const sigset_t *old_mask)
+{
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0)
+        cli_fail("cannot start %s: %s", program_argv[0], strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_warn("cannot start %s: %s", program_argv[0], strerror(errno));
+        exit(EXIT_CANNOT_START);
+    }
+    if (pid == 0) {
+        close(report[0]);
+        sigprocmask(SIG_SETMASK, old_mask, NULL);
+        execvp(program_argv[0], program_argv);
+        /* Only reached on failure: the errno goes up the pipe, which the
+         * successful exec would have closed. */
+        int error = errno;
+        ssize_t ignored = write(report[1], &error, sizeof error);
+        (void)ignored;
+        _exit(EXIT_NOT_FOUND);
+    }
+    close(report[1]);
+    int error = 0;
+    ssize_t got;
+    do
+        got = read(report[0], &error, sizeof error);
+    while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (got == (ssize_t)sizeof error) {
+        waitpid(pid, NULL, 0);
+        cli_warn("cannot run %s: %s", program_argv[0], strerror(error));
+        exit(error == ENOENT || error == ENOTDIR ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+    }
+    return pid;
+}
+
+int cli_run(int argc, char **argv)
+{
+    cli_parser parser;
+    cli_parser_init(&parser, "run", argc - 1, argv + 1);
+    const char *api_list = NULL, *json = NULL, *csv = NULL, *output = NULL, *stack_depth = NULL;
+    const char *suppressions = NULL, *exit_code = NULL, *report = NULL, *max_diagnostics = NULL, *value;
+    int release_stacks = 0, peak = 0, transparent = 0, verbose = 0, no_crash_report = 0;
+
+    while (cli_more(&parser)) {
+        if (cli_flag(&parser, "help", 'h')) {
+            usage();
+            return CLI_EXIT_OK;
+        } else if (cli_value(&parser, "api", 0, &api_list) || cli_value(&parser, "json", 0, &json) ||
+                   cli_value(&parser, "csv", 0, &csv) || cli_value(&parser, "output", 0, &output) ||
+                   cli_value(&parser, "suppressions", 0, &suppressions)) {
+            continue;
+        } else if (cli_value(&parser, "stack-depth", 0, &stack_depth)) {
+            cli_parse_long("--stack-depth", stack_depth, 0, 64);
+        } else if (cli_value(&parser, "max-diagnostics", 0, &max_diagnostics)) {
+            cli_parse_long("--max-diagnostics", max_diagnostics, -1, LONG_MAX);
+        } else if (cli_value(&parser, "report", 0, &report)) {
+            if (strcmp(report, "auto") && strcmp(report, "always") && strcmp(report, "off"))
+                cli_fail("--report wants auto, always or off, not '%s'", report);
+        } else if (cli_optional_value(&parser, "fail-on-leak", &value)) {
+            exit_code = value ? value : "1";
+            cli_parse_long("--fail-on-leak", exit_code, 1, 255);
+        } else if (cli_flag(&parser, "release-stacks", 0)) {
+            release_stacks = 1;
+        } else if (cli_flag(&parser, "peak", 0)) {
+            peak = 1;
+        } else if (cli_flag(&parser, "transparent", 0)) {
+            transparent = 1;
+        } else if (cli_flag(&parser, "no-crash-report", 0)) {
+            no_crash_report = 1;
+        } else if (cli_flag(&parser, "verbose", 'v')) {
+            verbose = 1;
+        } else if (cli_double_dash(&parser) || !(parser.argv[parser.index][0] == '-' && parser.argv[parser.index][1])) {
+            break; /* the program and its arguments */
+        } else {
+            cli_unknown(&parser);
+        }
+    }
+    if (!cli_more(&parser))
+        cli_fail("no program to run (usage: livetrack run [OPTIONS] -- PROGRAM [ARGS...])");
+    char **program_argv = parser.argv + parser.index;
+    if (suppressions && access(suppressions, R_OK) != 0)
+        cli_fail("cannot read the suppressions file %s: %s", suppressions, strerror(errno));
+
+    /* Which front ends: the listed ones (each must be there), or all that are. */
+    int wanted[FRONT_END_COUNT] = {0}, explicit_api = api_list != NULL;
+    if (api_list) {
+        const char *at = api_list;
+        while (*at) {
+            size_t length = strcspn(at, ",");
+            int found = 0;
+            for (int kind = 0; kind < FRONT_END_COUNT; kind++) {
+                const front_end *f = &front_ends[kind];
+                if ((strlen(f->name) == length && !strncmp(at, f->name, length)) ||
+                    (f->alias && strlen(f->alias) == length && !strncmp(at, f->alias, length))) {
+                    wanted[kind] = found = 1;
+                }
+            }
+            if (!found)
+                cli_fail("--api: unknown API '%.*s' (known: opencl, ze, cuda)", (int)length, at);
+            at += length + (at[length] == ',');
+        }
+    } else {
+        for (int kind = 0; kind < FRONT_END_COUNT; kind++)
+            wanted[kind] = 1;
+    }
+    char library[FRONT_END_COUNT][PATH_MAX * 3];
+    int armed = 0;
+    for (int kind = 0; kind < FRONT_END_COUNT; kind++) {
+        if (!wanted[kind])
+            continue;
+        if (front_end_find((front_end_kind)kind, library[kind], sizeof library[kind])) {
+            armed++;
+        } else {
+            if (explicit_api)
+                cli_fail("the %s front end (%s) is not installed beside livetrack (looked for %s)",
+                         front_ends[kind].title, front_ends[kind].library, library[kind]);
+            wanted[kind] = 0;
+        }
+    }
+    if (!armed)
+        cli_fail("no front-end library found beside livetrack (looked for %s)", library[FRONT_END_OPENCL]);
+
+    if (wanted[FRONT_END_OPENCL])
+        prepend("OPENCL_LAYERS", library[FRONT_END_OPENCL], ':', verbose);
+    /* The preload list may be separated by spaces or colons; prepending
+     * with a space keeps either kind readable. */
+    if (wanted[FRONT_END_CUDA]) {
+        prepend("LD_PRELOAD", library[FRONT_END_CUDA], ' ', verbose);
+        const char *injection = getenv("CUDA_INJECTION64_PATH");
+        if (!injection || !*injection)
+            set("CUDA_INJECTION64_PATH", library[FRONT_END_CUDA], verbose);
+        else if (strcmp(injection, library[FRONT_END_CUDA]))
+            cli_warn("CUDA_INJECTION64_PATH is already %s; leaving it (CUDA is still seen through LD_PRELOAD)",
+                     injection);
+    }
+    if (wanted[FRONT_END_LEVEL_ZERO]) {
+        prepend("LD_PRELOAD", library[FRONT_END_LEVEL_ZERO], ' ', verbose);
+        /* The loader's tracing layer must be on before the first zeInit. */
+        if (!getenv("ZE_ENABLE_TRACING_LAYER"))
+            set("ZE_ENABLE_TRACING_LAYER", "1", verbose);
+    }
+    if (json)
+        set("LIVETRACK_JSON", json, verbose);
+    if (csv)
+        set("LIVETRACK_CSV", csv, verbose);
+    if (output)
+        set("LIVETRACK_OUTPUT", output, verbose);
+    if (stack_depth)
+        set("LIVETRACK_STACK_DEPTH", stack_depth, verbose);
+    if (release_stacks)
+        set("LIVETRACK_RELEASE_STACKS", "1", verbose);
+    if (suppressions)
+        set("LIVETRACK_SUPPRESSIONS", suppressions, verbose);
+    if (exit_code)
+        set("LIVETRACK_EXIT_CODE", exit_code, verbose);
+    if (peak)
+        set("LIVETRACK_PEAK_REPORT", "1", verbose);
+    if (report)
+        set("LIVETRACK_EXIT_REPORT", report, verbose);
+    if (transparent)
+        set("LIVETRACK_TRANSPARENT", "1", verbose);
+    if (max_diagnostics)
+        set("LIVETRACK_MAX_DIAGNOSTICS", max_diagnostics, verbose);
+    if (no_crash_report)
+        set("LIVETRACK_CRASH_REPORT", "0", verbose);
+
+    watched_file json_file, csv_file;
+    watch(&json_file, "JSON", json);
+    watch(&csv_file, "CSV", csv);
+    fflush(NULL);
+
+    /* Block the signals we handle until the handlers are in place, so a
+     * Ctrl-C right at the start cannot kill livetrack but not the program. */
+    sigset_t handled, old_mask;
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGQUIT);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGHUP);
+    sigprocmask(SIG_BLOCK, &handled, &old_mask);
+    pid_t pid = start(program_argv, &old_mask);
+    child_pid = pid;
+    struct sigaction ignore, forward;
+    memset(&ignore, 0, sizeof ignore);
+    memset(&forward, 0, sizeof forward);
+    ignore.sa_handler = SIG_IGN;
+    forward.sa_handler = forward_signal;
+    sigemptyset(&forward.sa_mask);
+    sigaction(SIGINT, &ignore, NULL);
+    sigaction(SIGQUIT, &ignore, NULL);
+    sigaction(SIGTERM, &forward, NULL);
+    sigaction(SIGHUP, &forward, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            cli_warn("lost %s: %s", program_argv[0], strerror(errno));
+            return EXIT_CANNOT_START;
+        }
+    }
+    child_pid = 0;
+    int exit_status;
+    if (WIFEXITED(status)) {
+        exit_status = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        exit_status = 128 + WTERMSIG(status);
+        if (verbose)
+            cli_warn("%s was ended by signal %d (%s)", program_argv[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else {
+        exit_status = EXIT_CANNOT_START;
+    }
+    check_written(&json_file, program_argv[0]);
+    check_written(&csv_file, program_argv[0]);
+    return exit_status;
+}

@@ -1,0 +1,313 @@
+/*
+ * Reads the CSV timeline (see csv_reader.h).
+ *
+ * Fields are split by commas; a field in double quotes may hold commas
+ * and doubled quotes ("a ""b"""), although the writer has no need to
+ * quote today. Names (call, api, type) repeat on every row, so they are
+ * interned: a row stores small indices and the reader's memory grows with
+ * rows, not with text.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv_reader.h"
+#include "string_map.h"
+
+const char *const timeline_event_names[TIMELINE_EVENT_KINDS] = {"create", "retain", "release", "destroy",
+                                                                "misuse"};
+
+enum column {
+    COL_SEQ, COL_TIME, COL_EVENT, COL_CALL, COL_API, COL_TYPE, COL_HANDLE, COL_BYTES, COL_TYPE_LIVE,
+    COL_LIVE_OBJECTS, COL_LIVE_BYTES, COL_VM_SIZE, COL_VM_RSS, COL_VM_DATA, COL_VM_PEAK, COL_THREADS,
+    COL_D_VM_SIZE, COL_D_VM_RSS, COLUMN_COUNT
+};
+
+static const struct {
+    const char *name;
+    int required;
+} columns[COLUMN_COUNT] = {
+    [COL_SEQ] = {"seq", 1},           [COL_TIME] = {"time_ms", 1},
+    [COL_EVENT] = {"event", 1},       [COL_CALL] = {"call", 0},
+    [COL_API] = {"api", 1},           [COL_TYPE] = {"type", 1},
+    [COL_HANDLE] = {"handle", 0},     [COL_BYTES] = {"bytes", 0},
+    [COL_TYPE_LIVE] = {"type_live", 0}, [COL_LIVE_OBJECTS] = {"live_objects", 1},
+    [COL_LIVE_BYTES] = {"live_bytes", 1}, [COL_VM_SIZE] = {"vm_size_kb", 0},
+    [COL_VM_RSS] = {"vm_rss_kb", 0},  [COL_VM_DATA] = {"vm_data_kb", 0},
+    [COL_VM_PEAK] = {"vm_peak_kb", 0}, [COL_THREADS] = {"threads", 0},
+    [COL_D_VM_SIZE] = {"d_vm_size_kb", 0}, [COL_D_VM_RSS] = {"d_vm_rss_kb", 0},
+};
+
+#define MAX_FIELDS 64
+
+/* Names repeat on every row: each is stored once, rows keep its index. */
+static uint32_t intern(timeline *t, string_map *names, const char *text)
+{
+    if (!*text)
+        return 0;
+    int added;
+    uint32_t index = (uint32_t)string_map_intern(names, text, t->string_count, &added);
+    if (added) {
+        t->strings = cli_realloc(t->strings, t->string_count + 1, sizeof *t->strings);
+        t->strings[t->string_count++] = cli_strdup(text);
+    }
+    return index;
+}
+
+/* Splits `line` in place; returns the number of fields or -1 when a
+ * quote is not closed. */
+static int split(char *line, char **fields)
+{
+    int count = 0;
+    char *at = line;
+    for (;;) {
+        if (count == MAX_FIELDS)
+            return count;
+        if (*at == '"') {
+            char *out = ++at;
+            fields[count++] = out;
+            for (;;) {
+                if (!*at)
+                    return -1;
+                if (*at == '"' && at[1] == '"') {
+                    *out++ = '"';
+                    at += 2;
+                } else if (*at == '"') {
+                    at++;
+                    break;
+                } else {
+                    *out++ = *at++;
+                }
+            }
+            *out = '\0';
+            if (*at == ',') {
+                at++;
+                continue;
+            }
+            return *at ? -1 : count;
+        }
+        fields[count++] = at;
+        char *comma = strchr(at, ',');
+        if (!comma)
+            return count;
+        *comma = '\0';
+        at = comma + 1;
+    }
+}
+
+static int parse_i64(const char *text, int64_t *out)
+{
+    if (!*text) {
+        *out = 0;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    long long number = strtoll(text, &end, 10);
+    if (errno || *end)
+        return 0;
+    *out = number;
+    return 1;
+}
+
+static int parse_u64(const char *text, uint64_t *out)
+{
+    if (!*text) {
+        *out = 0;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    unsigned long long number = strtoull(text, &end, 0); /* handles "0x..." */
+    if (errno || *end)
+        return 0;
+    *out = number;
+    return 1;
+}
+
+static int parse_double(const char *text, double *out)
+{
+    char *end;
+    *out = strtod(text, &end);
+    return *text && !*end;
+}
+
+static int event_of(const char *text)
+{
+    for (int e = 0; e < TIMELINE_EVENT_KINDS; e++)
+        if (!strcmp(text, timeline_event_names[e]))
+            return e;
+    return -1;
+}
+
+static void strip_newline(char *line)
+{
+    size_t length = strlen(line);
+    while (length && (line[length - 1] == '\n' || line[length - 1] == '\r'))
+        line[--length] = '\0';
+}
+
+/* Reads one line of any length; returns its length or -1 at EOF. */
+static long read_line(FILE *in, char **buffer, size_t *capacity)
+{
+    size_t used = 0;
+    for (;;) {
+        if (*capacity - used < 2) {
+            *capacity = *capacity ? *capacity * 2 : 256;
+            *buffer = cli_realloc(*buffer, *capacity, 1);
+        }
+        if (!fgets(*buffer + used, (int)(*capacity - used), in))
+            return used ? (long)used : -1;
+        used += strlen(*buffer + used);
+        if ((*buffer)[used - 1] == '\n')
+            return (long)used;
+    }
+}
+
+int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
+{
+    memset(t, 0, sizeof *t);
+    FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!in) {
+        snprintf(error, error_size, "%s", strerror(errno));
+        return 0;
+    }
+    string_map table = {0, 0, NULL};
+    t->strings = cli_alloc(sizeof *t->strings);
+    t->strings[0] = cli_strdup("");
+    t->string_count = 1;
+
+    char *line = NULL;
+    size_t capacity = 0, rows_capacity = 0, series_capacity = 0;
+    int index_of[COLUMN_COUNT];
+    char *fields[MAX_FIELDS];
+    int ok = 1, field_count = 0;
+    unsigned long line_number = 0, first_bad = 0;
+
+    long length = read_line(in, &line, &capacity);
+    line_number = 1;
+    if (length < 0 || line[length - 1] != '\n') {
+        snprintf(error, error_size, "no header line (empty file?)");
+        ok = 0;
+        goto done;
+    }
+    strip_newline(line);
+    field_count = split(line, fields);
+    for (int c = 0; c < COLUMN_COUNT; c++) {
+        index_of[c] = -1;
+        for (int f = 0; f < field_count; f++)
+            if (!strcmp(fields[f], columns[c].name))
+                index_of[c] = f;
+        if (index_of[c] < 0 && columns[c].required) {
+            snprintf(error, error_size, "not a livetrack timeline: the header has no '%s' column", columns[c].name);
+            ok = 0;
+            goto done;
+        }
+    }
+    t->has_vm = index_of[COL_VM_SIZE] >= 0 && index_of[COL_VM_RSS] >= 0;
+    t->has_call = index_of[COL_CALL] >= 0;
+    t->has_deltas = index_of[COL_D_VM_RSS] >= 0;
+
+    while ((length = read_line(in, &line, &capacity)) >= 0) {
+        line_number++;
+        if (line[length - 1] != '\n') {
+            /* The writer flushes whole rows; a line without its newline
+             * is a row cut short by a crash. */
+            t->partial_last_line = 1;
+            break;
+        }
+        strip_newline(line);
+        if (!*line)
+            continue;
+        int count = split(line, fields);
+        timeline_row row;
+        memset(&row, 0, sizeof row);
+        const char *text[COLUMN_COUNT];
+        int good = count > 0;
+        for (int c = 0; c < COLUMN_COUNT && good; c++) {
+            if (index_of[c] < 0)
+                text[c] = "";
+            else if (index_of[c] < count)
+                text[c] = fields[index_of[c]];
+            else
+                good = 0;
+        }
+        int event = good ? event_of(text[COL_EVENT]) : -1;
+        good = good && event >= 0 && parse_u64(text[COL_SEQ], &row.seq) &&
+               parse_double(text[COL_TIME], &row.time_ms) && parse_u64(text[COL_HANDLE], &row.handle) &&
+               parse_i64(text[COL_BYTES], &row.bytes) && parse_i64(text[COL_TYPE_LIVE], &row.type_live) &&
+               parse_i64(text[COL_LIVE_OBJECTS], &row.live_objects) &&
+               parse_i64(text[COL_LIVE_BYTES], &row.live_bytes) && parse_i64(text[COL_VM_SIZE], &row.vm_size_kb) &&
+               parse_i64(text[COL_VM_RSS], &row.vm_rss_kb) && parse_i64(text[COL_VM_DATA], &row.vm_data_kb) &&
+               parse_i64(text[COL_VM_PEAK], &row.vm_peak_kb) && parse_i64(text[COL_THREADS], &row.threads) &&
+               parse_i64(text[COL_D_VM_SIZE], &row.d_vm_size_kb) && parse_i64(text[COL_D_VM_RSS], &row.d_vm_rss_kb);
+        if (!good) {
+            if (!t->skipped)
+                first_bad = line_number;
+            t->skipped++;
+            continue;
+        }
+        row.event = (uint8_t)event;
+        row.call = intern(t, &table, text[COL_CALL]);
+        row.api = intern(t, &table, text[COL_API]);
+        row.type = intern(t, &table, text[COL_TYPE]);
+
+        size_t s = 0;
+        while (s < t->series_count && !(t->series[s].api == row.api && t->series[s].type == row.type))
+            s++;
+        if (s == t->series_count) {
+            if (t->series_count == series_capacity) {
+                series_capacity = series_capacity ? series_capacity * 2 : 16;
+                t->series = cli_realloc(t->series, series_capacity, sizeof *t->series);
+            }
+            memset(&t->series[s], 0, sizeof t->series[s]);
+            t->series[s].api = row.api;
+            t->series[s].type = row.type;
+            t->series_count++;
+        }
+        row.series = (uint32_t)s;
+        t->series[s].rows++;
+        t->series[s].last = row.type_live;
+        if (row.type_live > t->series[s].peak)
+            t->series[s].peak = row.type_live;
+
+        if (t->count == rows_capacity) {
+            rows_capacity = rows_capacity ? rows_capacity * 2 : 1024;
+            t->rows = cli_realloc(t->rows, rows_capacity, sizeof *t->rows);
+        }
+        t->rows[t->count++] = row;
+    }
+    if (ferror(in)) {
+        snprintf(error, error_size, "read error");
+        ok = 0;
+    }
+    if (ok && t->skipped)
+        cli_warn("%s: left out %zu malformed row%s (the first on line %lu)", path, t->skipped,
+                 t->skipped == 1 ? "" : "s", first_bad);
+done:
+    free(line);
+    string_map_free(&table);
+    if (in != stdin)
+        fclose(in);
+    if (!ok)
+        timeline_free(t);
+    return ok;
+}
+
+void timeline_free(timeline *t)
+{
+    for (size_t i = 0; i < t->string_count; i++)
+        free(t->strings[i]);
+    free(t->strings);
+    free(t->rows);
+    free(t->series);
+    memset(t, 0, sizeof *t);
+}
+
+void timeline_series_name(const timeline *t, size_t series, char *out, size_t size)
+{
+    const timeline_series *s = &t->series[series];
+    snprintf(out, size, "%s %s", t->strings[s->api], t->strings[s->type]);
+}

@@ -1,0 +1,185 @@
+/*
+ * Loading a saved report and naming what is in it (see report_file.h).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report_file.h"
+
+void report_load(const char *path, report_file *out)
+{
+    char error[256];
+    memset(out, 0, sizeof *out);
+    out->path = path;
+    out->document = json_parse_file(path, error, sizeof error);
+    if (!out->document)
+        cli_fail("cannot read %s: %s", path, error);
+    out->root = json_root(out->document);
+    const char *schema = json_str(json_get(out->root, "schema"), NULL);
+    if (!schema || strcmp(schema, REPORT_SCHEMA)) {
+        json_free(out->document);
+        cli_fail("%s is not a livetrack JSON report (no \"schema\": \"%s\"; write one with "
+                 "'livetrack run --json FILE' or LIVETRACK_JSON=FILE)",
+                 path, REPORT_SCHEMA);
+    }
+    int64_t version = json_int(json_get(out->root, "version"), 0);
+    if (version > REPORT_VERSION)
+        cli_warn("%s: report version %" PRId64 " is newer than this livetrack reads (%d); reading what it knows",
+                 path, version, REPORT_VERSION);
+}
+
+void report_free(report_file *report)
+{
+    json_free(report->document);
+    report->document = NULL;
+    report->root = NULL;
+}
+
+void report_frame_text(const json_value *frame, char *out, size_t size)
+{
+    const char *address = json_str(json_get(frame, "address"), NULL);
+    const char *function = json_str(json_get(frame, "function"), NULL);
+    const char *file = json_str(json_get(frame, "file"), NULL);
+    const char *module = json_str(json_get(frame, "module"), NULL);
+    const char *offset = json_str(json_get(frame, "offset"), NULL);
+    int64_t line = json_int(json_get(frame, "line"), 0);
+    int64_t column = json_int(json_get(frame, "column"), 0);
+    int inlined = json_bool(json_get(frame, "inlined"), 0);
+
+    size_t used = 0;
+#define APPEND(...)                                                                 \
+    do {                                                                            \
+        if (used < size) {                                                          \
+            int wrote_ = snprintf(out + used, size - used, __VA_ARGS__);            \
+            used += wrote_ > 0 ? (size_t)wrote_ : 0;                                \
+        }                                                                           \
+    } while (0)
+    if (size)
+        out[0] = '\0';
+    /* Inlined frames share the address of the frame they were inlined
+     * into, as in AddressSanitizer's reports. */
+    if (address)
+        APPEND("%s in ", address);
+    APPEND("%s", function ? function : "??");
+    if (file) {
+        APPEND(" %s", file);
+        if (line > 0)
+            APPEND(":%" PRId64, line);
+        if (line > 0 && column > 0)
+            APPEND(":%" PRId64, column);
+    } else if (module) {
+        APPEND(" (%s%s%s)", module, offset ? "+" : "", offset ? offset : "");
+    }
+    if (inlined)
+        APPEND(" (inlined)");
+#undef APPEND
+}
+
+void report_print_frames(FILE *out, const json_value *frames, const char *indent)
+{
+    size_t count = json_count(frames);
+    if (!count) {
+        fprintf(out, "%s(no stack: run with --stack-depth above 0 to see call sites)\n", indent);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) {
+        char text[1024];
+        report_frame_text(json_at(frames, i), text, sizeof text);
+        fprintf(out, "%s#%zu %s\n", indent, i, text);
+    }
+}
+
+void report_site_label(const json_value *site, char *out, size_t size)
+{
+    const json_value *frames = json_get(site, "frames");
+    const json_value *frame = json_at(frames, 0);
+    if (!frame) {
+        char types[256];
+        report_site_types(site, types, sizeof types);
+        snprintf(out, size, "(no stack) %s", types);
+        return;
+    }
+    const char *function = json_str(json_get(frame, "function"), NULL);
+    const char *file = json_str(json_get(frame, "file"), NULL);
+    int64_t line = json_int(json_get(frame, "line"), 0);
+    if (file && line > 0)
+        snprintf(out, size, "%s (%s:%" PRId64 ")", function ? function : "??", units_basename(file), line);
+    else if (file)
+        snprintf(out, size, "%s (%s)", function ? function : "??", units_basename(file));
+    else
+        snprintf(out, size, "%s (%s+%s)", function ? function : "??",
+                 units_basename(json_str(json_get(frame, "module"), "?")),
+                 json_str(json_get(frame, "offset"), json_str(json_get(frame, "address"), "?")));
+}
+
+void report_site_types(const json_value *site, char *out, size_t size)
+{
+    const json_value *types = json_get(site, "types");
+    size_t used = 0;
+    if (size)
+        out[0] = '\0';
+    for (size_t i = 0; i < json_count(types) && used < size; i++) {
+        const json_value *type = json_at(types, i);
+        int wrote = snprintf(out + used, size - used, "%s%s x%" PRId64, i ? ", " : "",
+                             json_str(json_get(type, "type"), "?"), json_int(json_get(type, "objects"), 0));
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
+}
+
+typedef struct text_buffer {
+    char *text;
+    size_t used, capacity;
+} text_buffer;
+
+static void buffer_add(text_buffer *buffer, const char *piece)
+{
+    size_t length = strlen(piece);
+    if (buffer->used + length + 1 > buffer->capacity) {
+        buffer->capacity = (buffer->used + length + 1) * 2;
+        buffer->text = cli_realloc(buffer->text, buffer->capacity, 1);
+    }
+    memcpy(buffer->text + buffer->used, piece, length + 1);
+    buffer->used += length;
+}
+
+char *report_site_key(const json_value *site, int ignore_lines)
+{
+    text_buffer key = {NULL, 0, 0};
+    buffer_add(&key, "");
+    const json_value *frames = json_get(site, "frames");
+    char piece[64];
+    for (size_t i = 0; i < json_count(frames); i++) {
+        const json_value *frame = json_at(frames, i);
+        const char *function = json_str(json_get(frame, "function"), NULL);
+        const char *file = json_str(json_get(frame, "file"), NULL);
+        if (function || file) {
+            buffer_add(&key, function ? function : "??");
+            buffer_add(&key, "|");
+            buffer_add(&key, file ? file : "");
+            if (!ignore_lines) {
+                snprintf(piece, sizeof piece, "|%" PRId64, json_int(json_get(frame, "line"), 0));
+                buffer_add(&key, piece);
+            }
+        } else {
+            /* No symbol: the module and the offset in it are still the
+             * same from one run of the same binary to the next. */
+            buffer_add(&key, units_basename(json_str(json_get(frame, "module"), "?")));
+            buffer_add(&key, "+");
+            buffer_add(&key, json_str(json_get(frame, "offset"), "?"));
+        }
+        buffer_add(&key, "\n");
+    }
+    if (!json_count(frames)) {
+        const json_value *types = json_get(site, "types");
+        buffer_add(&key, "(no stack)");
+        for (size_t i = 0; i < json_count(types); i++) {
+            buffer_add(&key, " ");
+            buffer_add(&key, json_str(json_get(json_at(types, i), "api"), "?"));
+            buffer_add(&key, "/");
+            buffer_add(&key, json_str(json_get(json_at(types, i), "type"), "?"));
+        }
+    }
+    return key.text;
+}

@@ -1,0 +1,45 @@
+/*
+ * A saved JSON report (LIVETRACK_JSON, schema "livetrack-report"
+ * version 1) and what several subcommands do with it: check that it is
+ * one, print frames the way the exit report does, and name call sites.
+ */
+#ifndef LIVETRACK_REPORT_FILE_H
+#define LIVETRACK_REPORT_FILE_H
+
+#include <stdio.h>
+
+#include "json_reader.h"
+
+#define REPORT_SCHEMA "livetrack-report"
+#define REPORT_VERSION 1
+
+typedef struct report_file {
+    const char *path;
+    json_document *document;
+    const json_value *root;
+} report_file;
+
+/* Loads and checks `path`; cli_fail()s (exit 2) when it cannot be read or
+ * is not a livetrack report. A newer version is read with a warning. */
+void report_load(const char *path, report_file *out);
+void report_free(report_file *report);
+
+/* One frame as "0x55d0c0de1234 in main /abs/leaky.c:42:5". */
+void report_frame_text(const json_value *frame, char *out, size_t size);
+/* "#0 ..." lines, one per frame, each after `indent`; "(no stack)" when
+ * there is none. */
+void report_print_frames(FILE *out, const json_value *frames, const char *indent);
+/* A short name for a call site: its first frame as "main (leaky.c:42)". */
+void report_site_label(const json_value *site, char *out, size_t size);
+/* "cl_event x20, cl_mem x2" from a site's "types". */
+void report_site_types(const json_value *site, char *out, size_t size);
+
+/* What makes two call sites the same across runs: the symbolized frames
+ * (function, file, line; module+offset where a frame has no symbol),
+ * never addresses, which change with every run (ASLR). With
+ * ignore_lines, line numbers are left out too, so edits that only move
+ * code do not make every site look new. A site without frames is known by
+ * its object types. Returns a malloc'd string. */
+char *report_site_key(const json_value *site, int ignore_lines);
+
+#endif
