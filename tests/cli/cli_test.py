@@ -1,0 +1,533 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `livetrack` command (ctest names cli_*).
+
+usage: cli_test.py CASE --livetrack BIN --work DIR [--app BIN] [--samples DIR]
+                   [--source DIR] [--build DIR] [--chromium BIN] [--sanitize]
+
+Each CASE is one ctest. Checks print "FAIL: ..." and make the exit status 1;
+a case that cannot run here (no Chromium) exits 77, which ctest reports as
+skipped.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ElementTree
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check_pprof  # noqa: E402
+
+SKIP = 77
+failures = []
+args = None
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL: " + message, flush=True)
+    return condition
+
+
+def run(command, expect=None, env=None, timeout=120):
+    merged = dict(os.environ)
+    merged.update(env or {})
+    result = subprocess.run(command, capture_output=True, text=True, env=merged, timeout=timeout)
+    if expect is not None:
+        check(result.returncode == expect,
+              "%s exited with %d, expected %d\nstdout: %s\nstderr: %s"
+              % (" ".join(command), result.returncode, expect, result.stdout[-3000:], result.stderr[-3000:]))
+    return result
+
+
+def livetrack(*argv, **kw):
+    return run([args.livetrack] + [str(a) for a in argv], **kw)
+
+
+def work(name):
+    return os.path.join(args.work, name)
+
+
+def fixture(name):
+    return os.path.join(HERE, "fixtures", name)
+
+
+# ---- checks of the outputs -----------------------------------------------
+
+def check_trace(path, leaks=None, misuse=None, types=()):
+    trace = json.load(open(path))
+    events = trace["traceEvents"]
+    counters = [e for e in events if e["ph"] == "C"]
+    instants = [e for e in events if e["ph"] == "i"]
+    check(counters, "%s: no counter events" % path)
+    for e in events:
+        check(isinstance(e.get("ts"), (int, float)) and e.get("pid") is not None, "%s: bad event %r" % (path, e))
+    names = {e["name"] for e in counters}
+    for wanted in ("live objects (all types)", "live bytes") + tuple(types):
+        check(wanted in names, "%s: no counter track %r (have %s)" % (path, wanted, sorted(names)))
+    last = {}
+    for e in counters:
+        check(e["ts"] >= last.get(e["name"], 0), "%s: counter %s goes back in time" % (path, e["name"]))
+        last[e["name"]] = e["ts"]
+    leak_events = [e for e in instants if e["name"].startswith("leak:")]
+    misuse_events = [e for e in instants if e["name"].startswith("misuse:")]
+    if leaks is not None:
+        check(len(leak_events) == leaks, "%s: %d leak instants, expected %d" % (path, len(leak_events), leaks))
+    if misuse is not None:
+        check(len(misuse_events) == misuse, "%s: %d misuse instants, expected %d" % (path, len(misuse_events), misuse))
+    return trace
+
+
+def check_svg(path):
+    try:
+        root = ElementTree.parse(path).getroot()
+    except ElementTree.ParseError as error:
+        check(False, "%s is not well-formed XML: %s" % (path, error))
+        return None
+    check(root.tag == "{http://www.w3.org/2000/svg}svg", "%s: root is %s, not svg" % (path, root.tag))
+    return root
+
+
+def check_html(path, with_json=True):
+    html = open(path, encoding="utf-8").read()
+    check(html.startswith("<!DOCTYPE html>"), "%s: no doctype" % path)
+    check("<script" not in html.lower(), "%s: has a script" % path)
+    for pattern in (r"\bsrc\s*=", r"href\s*=\s*\"?https?:", r"url\(", r"@import", r"<link\b"):
+        check(not re.search(pattern, html, re.I), "%s: refers to something outside (%s)" % (path, pattern))
+    for title in ("Live objects by type", "Live bytes", "Process memory", "Leaks by call site", "API calls by count",
+                  "API calls by VmRSS change", "Objects per API and type"):
+        check(title in html, "%s: no section %r" % (path, title))
+    svgs = re.findall(r"<svg\b.*?</svg>", html, re.S)
+    check(len(svgs) >= 5, "%s: only %d charts" % (path, len(svgs)))
+    for svg in svgs:
+        try:
+            ElementTree.fromstring(svg)
+        except ElementTree.ParseError as error:
+            check(False, "%s: a chart is not well-formed: %s" % (path, error))
+    check("time since the program started" in html and "live objects" in html, "%s: axes not labelled" % path)
+    if with_json:
+        check("Call stacks" in html, "%s: no call stacks" % path)
+    return html
+
+
+def decode_png(path):
+    """(width, height, set of RGBA colours, fraction of non-background pixels)."""
+    data = open(path, "rb").read()
+    check(data[:8] == b"\x89PNG\r\n\x1a\n", "%s is not a PNG" % path)
+    at, idat, width = 8, b"", 0
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + length
+    check(depth == 8 and colour in (2, 6), "%s: unexpected PNG format %d/%d" % (path, depth, colour))
+    channels = 4 if colour == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, previous, at = [], bytearray(stride), 0
+    for _ in range(height):
+        kind, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
+        at += 1 + stride
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            corner = previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                predictor = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[i] = (line[i] + predictor) & 0xFF
+        rows.append(bytes(line))
+        previous = line
+    colours, counts = set(), {}
+    for line in rows[::2]:
+        for i in range(0, stride, channels * 2):
+            pixel = line[i:i + 3]
+            colours.add(pixel)
+            counts[pixel] = counts.get(pixel, 0) + 1
+    background = max(counts.values())
+    busy = 1 - background / sum(counts.values())
+    return width, height, colours, busy
+
+
+# ---- the cases --------------------------------------------------------------
+
+def case_help():
+    header = open(os.path.join(args.source, "include", "livetrack", "livetrack.h")).read()
+    version = ".".join(re.search(r"LIVETRACK_VERSION_%s (\d+)" % part, header).group(1)
+                       for part in ("MAJOR", "MINOR", "PATCH"))
+    for flag in ("--version", "-V"):
+        out = livetrack(flag, expect=0).stdout
+        check(out.strip() == "livetrack " + version, "%s printed %r, expected livetrack %s" % (flag, out, version))
+    main_help = livetrack("--help", expect=0).stdout
+    commands = ("run", "report", "diff", "plot", "trace", "pprof")
+    for command in commands:
+        check(re.search(r"^  %s " % command, main_help, re.M), "--help does not list %s" % command)
+        text = livetrack(command, "--help", expect=0).stdout
+        check(text.startswith("usage: livetrack " + command), "%s --help starts with %r" % (command, text[:40]))
+        check(livetrack("help", command, expect=0).stdout == text, "help %s differs from %s --help" % (command, command))
+    check(livetrack("-h", expect=0).stdout == main_help and livetrack("help", expect=0).stdout == main_help,
+          "-h / help differ from --help")
+
+    # Every setting of the core is an option of run (same names as the README's table).
+    settings = open(os.path.join(args.source, "layer", "core", "settings.c")).read()
+    run_help = livetrack("run", "--help", expect=0).stdout
+    for name in re.findall(r'\{"(LIVETRACK_[A-Z_]+)"', settings):
+        check(name in run_help, "run --help does not mention %s" % name)
+    for option in ("--api", "--json", "--csv", "--output", "--stack-depth", "--release-stacks", "--suppressions",
+                   "--fail-on-leak", "--peak", "--report", "--transparent", "--max-diagnostics", "--no-crash-report",
+                   "--verbose"):
+        check(option in run_help, "run --help does not mention %s" % option)
+
+    json_file, csv_file = fixture("run.json"), fixture("run.csv")
+    bad = [
+        [], ["bogus"], ["--bogus"], ["help", "nope"], ["help", "run", "x"], ["--version=1"],
+        ["report"], ["report", json_file, "--by", "colour"], ["report", json_file, "--top", "-1"],
+        ["report", json_file, "--top"], ["report", json_file, "extra"], ["report", "/nonexistent.json"],
+        ["report", csv_file], ["report", json_file, "--help=x"],
+        ["diff", json_file], ["diff", json_file, json_file, json_file], ["diff", json_file, "/nonexistent.json"],
+        ["plot", csv_file], ["plot", "-o", work("x.html")], ["plot", json_file, "-o", work("x.html")],
+        ["plot", csv_file, csv_file, "-o", work("x.html")], ["plot", csv_file, "-o", "/nonexistent/dir/x.html"],
+        ["trace", csv_file], ["trace", "/nonexistent.csv", "-o", work("x.json")], ["trace", json_file, "-o", work("x.json")],
+        ["pprof", json_file], ["pprof", json_file, "--set", "both", "-o", work("x.pb.gz")],
+        ["run"], ["run", "--json"], ["run", "--stack-depth", "65", "--", "true"], ["run", "--stack-depth=x", "true"],
+        ["run", "--fail-on-leak=0", "true"], ["run", "--fail-on-leak=256", "true"], ["run", "--api", "metal", "true"],
+        ["run", "--report", "sometimes", "true"], ["run", "--max-diagnostics", "-2", "true"],
+        ["run", "--suppressions", "/nonexistent.supp", "true"], ["run", "--unknown", "true"], ["run", "--"],
+    ]
+    for argv in bad:
+        result = livetrack(*argv)
+        lines = result.stderr.strip().splitlines()
+        check(result.returncode == 2, "livetrack %s exited with %d, expected 2" % (" ".join(argv), result.returncode))
+        check(len(lines) == 1 and lines[0].startswith("livetrack"),
+              "livetrack %s: not one line of error: %r" % (" ".join(argv), result.stderr))
+
+
+def case_fixtures():
+    json_file, base, csv_file = fixture("run.json"), fixture("base.json"), fixture("run.csv")
+    # The hand-written reports must stay valid under the core's schema.
+    try:
+        import jsonschema
+        schema = json.load(open(os.path.join(args.source, "docs", "livetrack-report.schema.json")))
+        for path in (json_file, base):
+            try:
+                jsonschema.validate(json.load(open(path)), schema)
+            except jsonschema.ValidationError as error:
+                check(False, "%s does not follow the report schema: %s" % (path, error.message))
+    except ImportError:
+        print("no jsonschema: fixtures not validated against the schema")
+
+    out = livetrack("report", json_file, expect=0).stdout
+    first, second = out.find("leaked at make_buffer (helpers.h:17)"), out.find("leaked at main (leaky.c:42)")
+    check(0 < first < second, "report: sites not largest first:\n" + out)
+    check("third_party_init" not in out and "2 leaked objects (64 B) suppressed" in out,
+          "report: suppressed site listed or not counted")
+    check("#0 0x55d0c0de1400 in make_buffer /home/dev/app/helpers.h:17:12 (inlined)" in out, "report: frame format")
+    check("keeps alive: cl_context 0x55d0c29f3510" in out, "report: keeps alive missing")
+    check("peak 1.20 GiB live in 3,400 objects at 512 ms" in out, "report: peak line")
+    for stack in ("the call:", "created:", "released:"):
+        check(stack in out, "report: misuse stack %r missing" % stack)
+    out = livetrack("report", json_file, "--top", "1", expect=0).stdout
+    check("and 1 more call site" in out and "main (leaky.c:42)" not in out, "report --top 1")
+    out = livetrack("report", json_file, "--by", "type", expect=0).stdout
+    check(re.search(r"OpenCL +cl_mem +3 objects +12.0 KiB", out) and "leaked at" not in out,
+          "report --by type:\n" + out)
+    out = livetrack("report", json_file, "--by=api", expect=0).stdout
+    check(re.search(r"OpenCL +23 objects +12.0 KiB", out), "report --by api:\n" + out)
+    out = livetrack("report", json_file, "--peak", expect=0).stdout
+    check("3000 objects (1.20 GiB) live at setup (leaky.c:30)" in out, "report --peak:\n" + out)
+
+    result = livetrack("diff", base, json_file, expect=1)
+    check("1 new leak site" in result.stdout and "make_buffer (helpers.h:17)" in result.stdout,
+          "diff base new:\n" + result.stdout)
+    check("main (leaky.c:42)" not in result.stdout.split("new:")[1], "diff: the old site counted as new")
+    livetrack("diff", json_file, base, expect=0)
+    livetrack("diff", json_file, json_file, expect=0)
+    livetrack("diff", "--ignore-lines", base, json_file, expect=1)
+
+    trace = check_trace(livetrack("trace", csv_file, json_file, "-o", work("fixture.trace.json"), expect=0) and
+                        work("fixture.trace.json"), leaks=3, misuse=1,
+                        types=("OpenCL cl_mem", "OpenCL cl_event", "VmRSS", "VmSize"))
+    misuse = [e for e in trace["traceEvents"] if e["name"].startswith("misuse:")][0]
+    check("already released" in misuse["args"].get("message", ""), "trace: misuse without the report's message")
+    check(all(e.get("ts", 0) <= 12000 for e in trace["traceEvents"] if e["ph"] == "C"),
+          "trace: the partial last row was read")
+    check(trace["traceEvents"][0]["pid"] == 4242, "trace: pid not from the report")
+    check_trace(livetrack("trace", csv_file, "-o", work("fixture-nojson.trace.json"), expect=0) and
+                work("fixture-nojson.trace.json"), leaks=0, misuse=1)
+    out = livetrack("trace", csv_file, "-o", "-", expect=0).stdout
+    check(json.loads(out)["traceEvents"], "trace -o - is not JSON")
+
+    livetrack("pprof", json_file, "-o", work("fixture.pb.gz"), expect=0)
+    profile = check_pprof.decode(work("fixture.pb.gz"))
+    check(profile["sample_types"] == [("objects", "count"), ("bytes", "bytes")], "pprof sample types")
+    check(sum(s["values"][0] for s in profile["samples"]) == 23, "pprof: leaked objects")
+    check(sum(s["values"][1] for s in profile["samples"]) == 12288, "pprof: leaked bytes")
+    inlined = [s for s in profile["samples"] if s["labels"].get("type") == "cl_mem"][0]["stack"][0]
+    check([f for f, _, _ in inlined] == ["make_buffer", "setup"], "pprof: inlined frames not in one location")
+    livetrack("pprof", json_file, "--set", "peak", "-o", work("fixture-peak.pb.gz"), expect=0)
+    peak = check_pprof.decode(work("fixture-peak.pb.gz"))
+    check(sum(s["values"][0] for s in peak["samples"]) == 3400, "pprof --set peak: objects")
+
+    livetrack("plot", csv_file, json_file, "-o", work("fixture.html"), expect=0)
+    html = check_html(work("fixture.html"))
+    check("peak 8.00 MiB at 4.5 ms" in html, "plot: the bytes peak is not marked")
+    check("make_buffer (helpers.h:17)" in html and "third_party_init" not in html, "plot: sites")
+    # either order of the inputs
+    livetrack("plot", json_file, csv_file, "-o", work("fixture2.html"), expect=0)
+    livetrack("plot", csv_file, "-o", work("fixture-nojson.html"), expect=0)
+    check_html(work("fixture-nojson.html"), with_json=False)
+    livetrack("plot", csv_file, "-o", work("fixture.svg"), expect=0)
+    check_svg(work("fixture.svg"))
+
+    # A broken report and a broken timeline: one line, exit status 2.
+    text = open(json_file).read()
+    open(work("truncated.json"), "w").write(text[: len(text) // 2])
+    result = livetrack("report", work("truncated.json"), expect=2)
+    check("not valid JSON" in result.stderr, "truncated JSON: " + result.stderr)
+    open(work("other.json"), "w").write('{"schema": "something-else"}')
+    check("not a livetrack JSON report" in livetrack("report", work("other.json"), expect=2).stderr, "foreign JSON")
+    open(work("newer.json"), "w").write(text.replace('"version":1', '"version":2', 1))
+    result = livetrack("report", work("newer.json"), expect=0)
+    check("newer" in result.stderr, "a newer version is not mentioned")
+    lines = open(csv_file).read().splitlines(True)
+    open(work("bad-row.csv"), "w").write("".join(lines[:5] + ["garbage,row\n"] + lines[5:-1]))
+    result = livetrack("plot", work("bad-row.csv"), "-o", work("bad-row.html"), expect=0)
+    check("malformed row" in result.stderr, "bad row not reported: " + result.stderr)
+
+
+def case_downsample():
+    """Tens of thousands of rows: the charts are downsampled, visibly, and keep the peak."""
+    columns = ("seq,time_ms,event,call,api,type,handle,bytes,type_live,live_objects,live_bytes,vm_size_kb,"
+               "vm_rss_kb,vm_data_kb,vm_peak_kb,threads,d_vm_size_kb,d_vm_rss_kb,d_vm_data_kb,d_vm_peak_kb,d_threads")
+    rows, live, live_bytes, seq, spike_at = [], 0, 0, 0, 31337
+    for i in range(60000):
+        for event in ("create", "release"):
+            seq += 1
+            size = (1 << 30) if i == spike_at else 4096
+            live += 1 if event == "create" else -1
+            live_bytes += size if event == "create" else -size
+            rows.append("%d,%.3f,%s,clCreateBuffer,OpenCL,cl_mem,0x%x,%d,%d,%d,%d,400000,%d,300000,400000,4,0,%d,0,0,0"
+                        % (seq, seq * 0.01, event, i, size, live, live, live_bytes, 100000 + i % 7, i % 7 - 3))
+    open(work("big.csv"), "w").write(columns + "\n" + "\n".join(rows) + "\n")
+    livetrack("plot", work("big.csv"), "-o", work("big.html"), expect=0)
+    html = check_html(work("big.html"), with_json=False)
+    check("Downsampled" in html, "big timeline: downsampling not said")
+    check("peak 1.00 GiB at 627 ms" in html, "big timeline: the peak is lost: %s" % re.findall(r"peak [^<]*", html))
+    check(os.path.getsize(work("big.html")) < 1_000_000, "big timeline: HTML of %d bytes" % os.path.getsize(work("big.html")))
+    livetrack("plot", work("big.csv"), "-o", work("big.svg"), expect=0)
+    root = check_svg(work("big.svg"))
+    check(root is not None and "Downsampled" in open(work("big.svg")).read(), "big SVG: downsampling not said")
+    livetrack("trace", work("big.csv"), "-o", work("big.trace.json"), expect=0)
+    check_trace(work("big.trace.json"))
+
+
+def armed_env():
+    return {"LIVETRACK_EXIT_REPORT": "auto"}
+
+
+def case_run_status():
+    app = args.app
+    livetrack("run", "--api", "opencl", "--", app, "--exit", "3", expect=3, env=armed_env())
+    livetrack("run", "--", app, "--leak", "0", expect=0, env=armed_env())
+    livetrack("run", "--", app, "--signal", "15", expect=128 + 15, env=armed_env())
+    livetrack("run", "--", app, "--signal", "9", expect=128 + 9, env=armed_env())
+    # SIGTERM to livetrack reaches the program, and its death is the status
+    process = subprocess.Popen([args.livetrack, "run", "--api", "opencl", "--", "sleep", "30"])
+    time.sleep(0.5)
+    process.terminate()
+    check(process.wait(timeout=30) == 128 + 15, "SIGTERM was not passed on: status %s" % process.returncode)
+    # --fail-on-leak: N when something leaked, the program's status otherwise
+    livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=armed_env())
+    livetrack("run", "--fail-on-leak", app, "--leak", "2", expect=1, env=armed_env())
+    livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "0", expect=0, env=armed_env())
+    result = livetrack("run", "--", app, "--leak", "2", expect=0, env=armed_env())
+    check("leak_events" in result.stderr and "cli_app.c:" in result.stderr,
+          "run: no leak report naming leak_events:\n" + result.stderr)
+    livetrack("run", "--report", "off", "--", app, "--leak", "2", expect=0, env=armed_env())
+    # --output moves the report to a file
+    report = work("report.txt")
+    if os.path.exists(report):
+        os.remove(report)
+    result = livetrack("run", "--output", report, "--", app, "--leak", "2", expect=0, env=armed_env())
+    check(os.path.exists(report) and "leak_events" in open(report).read() and "leak_events" not in result.stderr,
+          "run --output did not move the report")
+    # programs that cannot be started
+    check("cannot run" in livetrack("run", "--", "/nonexistent/program", expect=127).stderr, "not found")
+    livetrack("run", "--", "/", expect=126)
+    # arming: our layer goes before the layers already set; a JSON file
+    # that the program does not write is pointed out
+    result = livetrack("run", "-v", "--api", "opencl", "--json", work("never.json"), "--", "true", expect=0,
+                       env={"OPENCL_LAYERS": "/opt/other/layer.so"})
+    check(re.search(r"OPENCL_LAYERS=/\S*liblivetrack_cl\.so:/opt/other/layer\.so", result.stderr),
+          "run -v: layer not prepended:\n" + result.stderr)
+    check("LIVETRACK_JSON=" in result.stderr and "wrote no JSON file" in result.stderr, "run: missing JSON not noted")
+    result = livetrack("run", "-v", "--api", "opencl", "--", "true", expect=0)
+    check("LD_PRELOAD" not in result.stderr, "--api opencl armed more than OpenCL")
+    # options after the program are the program's
+    livetrack("run", "--", app, "--exit", "5", "--leak", "0", expect=5)
+    livetrack("run", app, "--exit", "6", expect=6)
+
+
+def run_sample(name, *extra):
+    json_path, csv_path = work(name + ".json"), work(name + ".csv")
+    for path in (json_path, csv_path):
+        if os.path.exists(path):
+            os.remove(path)
+    result = livetrack("run", "--json", json_path, "--csv", csv_path, *extra, expect=0, env=armed_env())
+    check(os.path.exists(json_path) and os.path.exists(csv_path), "%s: no JSON or CSV written\n%s" % (name, result.stderr))
+    return json_path, csv_path, result
+
+
+def case_samples():
+    source = open(os.path.join(args.source, "samples", "leaky_events.c")).read().splitlines()
+    json_path, csv_path, _ = run_sample("leaky_events", "--", os.path.join(args.samples, "leaky_events"))
+    out = livetrack("report", json_path, expect=0).stdout
+    lines = [int(n) for n in re.findall(r"leaked at main \(leaky_events\.c:(\d+)\)", out)]
+    check(len(lines) == 2, "leaky_events: expected two call sites in main:\n" + out)
+    for n in lines:
+        check("clEnqueue" in source[n - 1], "leaky_events.c:%d is not an enqueue: %r" % (n, source[n - 1]))
+    check("20 leaked objects" in out, "leaky_events: not 20 leaks")
+    check_trace(livetrack("trace", csv_path, json_path, "-o", work("leaky_events.trace.json"), expect=0) and
+                work("leaky_events.trace.json"), leaks=20, misuse=0, types=("OpenCL cl_event", "OpenCL cl_context"))
+    livetrack("pprof", json_path, "-o", work("leaky_events.pb.gz"), expect=0)
+    run([sys.executable, os.path.join(HERE, "check_pprof.py"), work("leaky_events.pb.gz"), "--objects", "20",
+         "--function", "main", "--file-line", "leaky_events.c:%d" % lines[0]], expect=0)
+    livetrack("plot", csv_path, json_path, "-o", work("leaky_events.html"), expect=0)
+    check_html(work("leaky_events.html"))
+    livetrack("plot", csv_path, "-o", work("leaky_events.svg"), expect=0)
+    check_svg(work("leaky_events.svg"))
+
+    json_path, csv_path, _ = run_sample("kept_alive", "--", os.path.join(args.samples, "kept_alive"))
+    out = livetrack("report", json_path, expect=0).stdout
+    check("cl_kernel" in out and "kept_alive.c:" in out, "kept_alive: report:\n" + out)
+
+    # a program with misuse and churn: misuse rows become instants
+    json_path, csv_path, _ = run_sample("cli_app", "--", args.app, "--churn", "500", "--misuse", "--leak", "3")
+    check_trace(livetrack("trace", csv_path, json_path, "-o", work("cli_app.trace.json"), expect=0) and
+                work("cli_app.trace.json"), leaks=3, misuse=1)
+    out = livetrack("report", json_path, expect=0).stdout
+    check("misused calls:" in out, "cli_app: misuse not in report:\n" + out)
+
+
+def case_diff_runs():
+    base, _, _ = run_sample("diff-base", "--", args.app, "--leak", "2")
+    again, _, _ = run_sample("diff-again", "--", args.app, "--leak", "2")
+    new, _, _ = run_sample("diff-new", "--", args.app, "--leak", "2", "--extra-leak")
+    result = livetrack("diff", base, new, expect=1)
+    check("1 new leak site" in result.stdout and "planted_leak" in result.stdout and "cli_app.c:" in result.stdout,
+          "diff: the planted leak is not named:\n" + result.stdout)
+    check("leak_events" not in result.stdout.split("new:")[1], "diff: an old site is reported as new")
+    livetrack("diff", new, base, expect=0)
+    # two runs of the same program differ in addresses (ASLR), not in sites
+    livetrack("diff", base, again, expect=0)
+
+
+def case_screenshot():
+    chromium = args.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("no chromium: skipped")
+        return SKIP
+    json_path, csv_path, _ = run_sample("shot", "--", args.app, "--churn", "2000", "--misuse", "--leak", "4",
+                                        "--extra-leak")
+    html = work("shot.html")
+    livetrack("plot", csv_path, json_path, "-o", html, expect=0)
+    png = work("shot.png")
+    if os.path.exists(png):
+        os.remove(png)
+    profile = work("chromium-profile")
+    run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + profile,
+         "--screenshot=" + png, "--window-size=1400,2000", "file://" + os.path.abspath(html)], timeout=180,
+        env={"HOME": args.work})
+    if not check(os.path.exists(png), "chromium wrote no screenshot"):
+        return 1
+    width, height, colours, busy = decode_png(png)
+    print("screenshot %dx%d, %d colours, %.0f%% not background" % (width, height, len(colours), busy * 100))
+    check((width, height) == (1400, 2000), "screenshot is %dx%d" % (width, height))
+    check(os.path.getsize(png) > 50_000, "screenshot is only %d bytes" % os.path.getsize(png))
+    check(len(colours) > 200, "screenshot has only %d colours: blank?" % len(colours))
+    check(busy > 0.15, "screenshot is %.0f%% background: blank?" % ((1 - busy) * 100))
+
+
+def case_install():
+    prefix, build = work("prefix"), work("consumer-build")
+    for path in (prefix, build):
+        shutil.rmtree(path, ignore_errors=True)
+    run(["cmake", "--install", args.build, "--prefix", prefix], expect=0, timeout=300)
+    binary = os.path.join(prefix, "bin", "livetrack")
+    out = run([binary, "--version"], expect=0).stdout
+    check(out.startswith("livetrack "), "installed --version: %r" % out)
+    for path in ("include/livetrack/livetrack.h", "include/CL/cl_ext_live_object_tracking.h",
+                 "lib/liblivetrack_cl.so", "lib/pkgconfig/livetrack.pc", "lib/cmake/livetrack/livetrackConfig.cmake"):
+        check(os.path.exists(os.path.join(prefix, path)), "not installed: " + path)
+    # the installed command finds the installed layer
+    result = run([binary, "run", "-v", "--api", "opencl", "--", os.path.join(args.samples, "leaky_events")], expect=0,
+                 env=armed_env())
+    check("OPENCL_LAYERS=" + os.path.realpath(os.path.join(prefix, "lib", "liblivetrack_cl.so")) in result.stderr,
+          "installed livetrack does not use the installed layer:\n" + result.stderr[:2000])
+    check("20 leaked objects" in result.stderr, "installed run: no leak report")
+
+    flags = ["-fsanitize=address,undefined"] if args.sanitize else []
+    consumer = os.path.join(HERE, "consumer")
+    run(["cmake", "-S", consumer, "-B", build, "-DCMAKE_PREFIX_PATH=" + prefix,
+         "-DCMAKE_C_FLAGS=" + " ".join(flags)], expect=0, timeout=300)
+    run(["cmake", "--build", build], expect=0, timeout=300)
+    env = {"ASAN_OPTIONS": "detect_leaks=0"}
+    check("works" in run([os.path.join(build, "consumer")], expect=0, env=env).stdout, "find_package consumer")
+
+    pc_env = {"PKG_CONFIG_PATH": os.path.join(prefix, "lib", "pkgconfig")}
+    cflags = run(["pkg-config", "--cflags", "livetrack"], expect=0, env=pc_env).stdout.split()
+    libs = run(["pkg-config", "--libs", "livetrack"], expect=0, env=pc_env).stdout.split()
+    libdir = run(["pkg-config", "--variable=libdir", "livetrack"], expect=0, env=pc_env).stdout.strip()
+    layer = run(["pkg-config", "--variable=opencl_layer", "livetrack"], expect=0, env=pc_env).stdout.strip()
+    check(os.path.exists(layer), "pkg-config opencl_layer: %s" % layer)
+    program = work("consumer-pc")
+    run(["cc", "-o", program, os.path.join(consumer, "consumer.c")] + flags + cflags + libs +
+        ["-Wl,-rpath," + libdir], expect=0)
+    check("works" in run([program], expect=0, env=env).stdout, "pkg-config consumer")
+
+
+CASES = {name[5:]: function for name, function in globals().items() if name.startswith("case_")}
+
+
+def main():
+    global args
+    parser = argparse.ArgumentParser()
+    parser.add_argument("case", choices=sorted(CASES))
+    parser.add_argument("--livetrack", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--app")
+    parser.add_argument("--samples")
+    parser.add_argument("--source")
+    parser.add_argument("--build")
+    parser.add_argument("--chromium")
+    parser.add_argument("--sanitize", action="store_true")
+    args = parser.parse_args()
+    args.work = os.path.join(args.work, args.case)
+    os.makedirs(args.work, exist_ok=True)
+    status = CASES[args.case]()
+    if status == SKIP:
+        return SKIP
+    print("cli_%s: %s" % (args.case, "%d failures" % len(failures) if failures else "passed"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

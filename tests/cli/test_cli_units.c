@@ -1,0 +1,250 @@
+/*
+ * Unit tests of the livetrack command's building blocks: the JSON and
+ * CSV readers, human units, string interning and min/max bucketing.
+ * The sources are compiled in (tools/ has no library of its own).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli.h"
+#include "csv_reader.h"
+#include "json_reader.h"
+#include "series.h"
+#include "string_map.h"
+
+static json_document *parse(const char *text, char *error)
+{
+    return json_parse_text(text, strlen(text), error, 256);
+}
+
+static void test_json(void)
+{
+    char error[256];
+    json_document *doc = parse(" {\"a\": [1, -2.5e2, true, false, null], \"s\": \"x\\\"\\\\\\/\\n\\u00e9\\ud83d\\ude00\","
+                               " \"big\": 9007199254740993, \"hex\": \"0x55d0c0de1234\", \"a\": {\"b\": {\"c\": 7}}} ",
+                               error);
+    CHECK(doc != NULL);
+    const json_value *root = json_root(doc);
+    /* the last of repeated keys wins */
+    CHECK_EQ_INT(json_int(json_path(root, "a.b.c"), 0), 7);
+    CHECK_EQ_INT(json_int(json_get(root, "big"), 0), 9007199254740993LL);
+    CHECK_EQ_INT(json_u64(json_get(root, "hex"), 0), 0x55d0c0de1234ULL);
+    CHECK(!strcmp(json_str(json_get(root, "s"), ""), "x\"\\/\n\xc3\xa9\xf0\x9f\x98\x80"));
+    CHECK(json_get(root, "missing") == NULL);
+    CHECK_EQ_INT(json_int(json_get(root, "missing"), 42), 42);
+    CHECK_EQ_INT(json_count(json_get(root, "s")), 0);
+    CHECK(json_str(json_get(root, "big"), NULL) == NULL);
+    json_free(doc);
+
+    doc = parse("[1, -2.5e2, true, false, null, {}, []]", error);
+    const json_value *array = json_root(doc);
+    CHECK_EQ_INT(json_count(array), 7);
+    CHECK(json_num(json_at(array, 1), 0) == -250.0);
+    CHECK(!json_at(array, 1)->is_integer);
+    CHECK_EQ_INT(json_bool(json_at(array, 2), 0), 1);
+    CHECK_EQ_INT(json_bool(json_at(array, 3), 1), 0);
+    CHECK(json_at(array, 4)->kind == JSON_NULL);
+    CHECK(json_at(array, 7) == NULL);
+    json_free(doc);
+
+    static const struct {
+        const char *text, *error;
+    } bad[] = {
+        {"{\"a\": 1,}", "line 1, column 9: expected a string key"},
+        {"{\"a\" 1}", "expected ':'"},
+        {"[1, 2", "expected ',' or ']'"},
+        {"\"abc", "unterminated string"},
+        {"01", "text after the end"},
+        {"1.", "bad number"},
+        {"-", "bad number"},
+        {"tru", "unexpected character"},
+        {"\"\\x\"", "bad escape"},
+        {"\"a\nb\"", "control character"},
+        {"{}\n\n  x", "line 3, column 3"},
+        {"", "unexpected end of input"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        doc = parse(bad[i].text, error);
+        CHECK(doc == NULL);
+        if (!strstr(error, bad[i].error))
+            fprintf(stderr, "  json error for case %zu: \"%s\", wanted \"%s\"\n", i, error, bad[i].error);
+        CHECK(strstr(error, bad[i].error) != NULL);
+        json_free(doc);
+    }
+
+    /* Deep nesting is refused, not a stack overflow. */
+    size_t depth = 100000;
+    char *deep = malloc(depth + 1);
+    memset(deep, '[', depth);
+    deep[depth] = '\0';
+    doc = parse(deep, error);
+    CHECK(doc == NULL && strstr(error, "nested too deeply"));
+    free(deep);
+
+    /* A large array exercises the arena and the scratch stack. */
+    size_t count = 200000, used = 1;
+    char *large = malloc(count * 8 + 16);
+    large[0] = '[';
+    for (size_t i = 0; i < count; i++)
+        used += (size_t)sprintf(large + used, "%s%zu", i ? "," : "", i);
+    strcpy(large + used, "]");
+    doc = parse(large, error);
+    CHECK(doc != NULL);
+    CHECK_EQ_INT(json_count(json_root(doc)), count);
+    CHECK_EQ_INT(json_int(json_at(json_root(doc), count - 1), 0), count - 1);
+    json_free(doc);
+    free(large);
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+    FILE *out = fopen(path, "w");
+    fputs(text, out);
+    fclose(out);
+    return path;
+}
+
+static void test_csv(void)
+{
+    char error[256];
+    timeline t;
+    /* Columns in another order, one extra, a quoted call, a malformed row,
+     * and a last row cut short. */
+    const char *path = write_file("cli_units_timeline.csv",
+                                  "extra,time_ms,seq,event,api,type,handle,bytes,type_live,live_objects,live_bytes,call\n"
+                                  "x,0.5,1,create,OpenCL,cl_mem,0x10,4096,1,1,4096,clCreateBuffer\n"
+                                  "x,0.75,2,create,OpenCL,cl_event,0x20,0,1,2,4096,\"clEnqueue,odd\"\n"
+                                  "x,oops,3,create,OpenCL,cl_event,0x30,0,2,3,4096,clCreateUserEvent\n"
+                                  "x,1.0,4,misuse,OpenCL,cl_mem,0x99,0,1,2,4096,clReleaseMemObject\n"
+                                  "x,1.25,5,release,OpenCL,cl_mem,0x10,4096,0,1,0,clReleaseMemObject\n"
+                                  "x,1.5,6,rel");
+    CHECK(timeline_read(path, &t, error, sizeof error));
+    CHECK_EQ_INT(t.count, 4);
+    CHECK_EQ_INT(t.skipped, 1);
+    CHECK(t.partial_last_line);
+    CHECK(!t.has_vm);
+    CHECK_EQ_INT(t.series_count, 2);
+    CHECK(!strcmp(t.strings[t.rows[1].call], "clEnqueue,odd"));
+    CHECK_EQ_INT(t.rows[0].handle, 0x10);
+    CHECK_EQ_INT(t.rows[0].bytes, 4096);
+    CHECK(t.rows[2].event == TIMELINE_MISUSE);
+    CHECK(t.rows[3].time_ms == 1.25);
+    CHECK_EQ_INT(t.series[t.rows[0].series].peak, 1);
+    CHECK_EQ_INT(t.series[t.rows[0].series].last, 0);
+    char name[64];
+    timeline_series_name(&t, t.rows[1].series, name, sizeof name);
+    CHECK(!strcmp(name, "OpenCL cl_event"));
+    /* names are interned: one copy however many rows */
+    CHECK(t.rows[0].api == t.rows[3].api);
+    timeline_free(&t);
+
+    path = write_file("cli_units_bad.csv", "seq,time_ms,event\n1,0.5,create\n");
+    CHECK(!timeline_read(path, &t, error, sizeof error));
+    CHECK(strstr(error, "no 'api' column") != NULL);
+    path = write_file("cli_units_empty.csv", "");
+    CHECK(!timeline_read(path, &t, error, sizeof error));
+    CHECK(!timeline_read("/nonexistent/timeline.csv", &t, error, sizeof error));
+}
+
+static void test_units(void)
+{
+    char text[64];
+    units_bytes(0, text, sizeof text);
+    CHECK(!strcmp(text, "0 B"));
+    units_bytes(1023, text, sizeof text);
+    CHECK(!strcmp(text, "1023 B"));
+    units_bytes(4096, text, sizeof text);
+    CHECK(!strcmp(text, "4.00 KiB"));
+    units_bytes(1288490188, text, sizeof text);
+    CHECK(!strcmp(text, "1.20 GiB"));
+    units_bytes(-1.75 * 1024 * 1024, text, sizeof text);
+    CHECK(!strcmp(text, "-1.75 MiB"));
+    units_time_ms(0.25, text, sizeof text);
+    CHECK(!strcmp(text, "0.25 ms"));
+    units_time_ms(10.5, text, sizeof text);
+    CHECK(!strcmp(text, "10.5 ms"));
+    units_time_ms(812.5, text, sizeof text);
+    CHECK(!strcmp(text, "812 ms") || !strcmp(text, "813 ms"));
+    units_time_ms(1500, text, sizeof text);
+    CHECK(!strcmp(text, "1.50 s"));
+    units_time_ms(125000, text, sizeof text);
+    CHECK(!strcmp(text, "2 min 5 s"));
+    units_count(1234567, text, sizeof text);
+    CHECK(!strcmp(text, "1,234,567"));
+    units_count(-1000, text, sizeof text);
+    CHECK(!strcmp(text, "-1,000"));
+    units_count(999, text, sizeof text);
+    CHECK(!strcmp(text, "999"));
+    CHECK(!strcmp(units_basename("/a/b/leaky.c"), "leaky.c"));
+    CHECK(!strcmp(units_basename("leaky.c"), "leaky.c"));
+}
+
+static void test_string_map(void)
+{
+    string_map map = {0, 0, NULL};
+    char key[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(key, sizeof key, "key%d", i);
+        int added;
+        CHECK_EQ_INT(string_map_intern(&map, key, (uint64_t)i, &added), i);
+        CHECK(added);
+    }
+    uint64_t value = 0;
+    CHECK(string_map_get(&map, "key4321", &value) && value == 4321);
+    CHECK(!string_map_get(&map, "nope", &value));
+    int added = 1;
+    CHECK_EQ_INT(string_map_intern(&map, "key7", 99, &added), 7);
+    CHECK(!added);
+    CHECK_EQ_INT(map.count, 5000);
+    string_map_free(&map);
+}
+
+static void test_buckets(void)
+{
+    step_series s;
+    memset(&s, 0, sizeof s);
+    /* 100000 points oscillating 0..9 with one spike of 1000 at t = 77777 */
+    for (int i = 0; i < 100000; i++)
+        series_add(&s, (double)i, i == 77777 ? 1000.0 : (double)(i % 10));
+    CHECK(s.max == 1000.0 && s.max_t == 77777.0);
+    series_buckets b;
+    series_bucketize(&s, 0, 100000, 500, &b);
+    double highest = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < b.count; i++) {
+        if (b.max[i] > highest) {
+            highest = b.max[i];
+            at = i;
+        }
+        CHECK(b.min[i] == 0.0);
+    }
+    CHECK(highest == 1000.0);
+    CHECK_EQ_INT(at, 77777 / 200);
+    series_buckets_free(&b);
+
+    /* Buckets before the first point have no value; after it, the value
+     * carries into buckets without points. */
+    step_series sparse;
+    memset(&sparse, 0, sizeof sparse);
+    series_add(&sparse, 50, 3);
+    series_bucketize(&sparse, 0, 100, 10, &b);
+    CHECK(isnan(b.max[0]) && isnan(b.min[4]));
+    CHECK(b.max[5] == 3 && b.min[9] == 3);
+    series_buckets_free(&b);
+    series_free(&sparse);
+    series_free(&s);
+}
+
+int main(void)
+{
+    test_json();
+    test_csv();
+    test_units();
+    test_string_map();
+    test_buckets();
+    return check_summary("test_cli_units");
+}
