@@ -82,8 +82,15 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
     if (kept < LT_MISUSE_KEPT)
         records[kept++] = record;
     pthread_mutex_unlock(&mutex);
-    if (lt_timeline_on)
-        lt_timeline_event(LT_EVENT_MISUSE, NULL, domain, record.type, handle, 0);
+    if (lt_timeline_on) {
+        /* Front ends start their messages with the call ("clRetainEvent(0x..."):
+         * that names the timeline row. */
+        char call[64] = "";
+        size_t length = strspn(message, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+        if (length && length < sizeof call && message[length] == '(')
+            snprintf(call, sizeof call, "%.*s", (int)length, message);
+        lt_timeline_event(LT_EVENT_MISUSE, call, domain, record.type, handle, 0);
+    }
 
     if (!lt_diag_would_print())
         return;

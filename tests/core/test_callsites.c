@@ -172,7 +172,7 @@ static int case_timeline(void)
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x100, NULL, "drop");
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x100, NULL, "drop");
     livetrack_destroy(LIVETRACK_DOMAIN_USER, T_EVENT, 0x300, "free_wrap");
-    livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, 0x300, "used after free");
+    livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, 0x300, "use_event(0x300): used after free");
     /* Failed calls are not events. */
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x999, NULL, "drop");
     return 0;
@@ -360,7 +360,7 @@ static void check_timeline(const char *dir)
         {"release", "drop", "test_buffer", "0x100", 100, 2, 3, 150},
         {"release", "drop", "test_buffer", "0x100", 100, 1, 2, 50},
         {"destroy", "free", "test_event", "0x300", 0, 0, 1, 50},
-        {"misuse", "", "test_event", "0x300", 0, 0, 1, 50},
+        {"misuse", "use_event", "test_event", "0x300", 0, 0, 1, 50},
     };
     const size_t count = sizeof expected / sizeof expected[0];
     const char *line = strchr(text, '\n') + 1;
