@@ -300,6 +300,10 @@ int cli_run(int argc, char **argv)
     }
     if (wanted[FRONT_END_LEVEL_ZERO]) {
         prepend("LD_PRELOAD", library[FRONT_END_LEVEL_ZERO], ' ', verbose);
+        /* Armed only because run arms everything: a program that does not
+         * use Level Zero (no driver here) should not hear about it. */
+        if (!explicit_api)
+            set("LIVETRACK_QUIET_ABSENT_API", "1", verbose);
         /* The loader's tracing layer must be on before the first zeInit. */
         if (!getenv("ZE_ENABLE_TRACING_LAYER"))
             set("ZE_ENABLE_TRACING_LAYER", "1", verbose);
