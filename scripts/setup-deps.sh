@@ -4,13 +4,14 @@
 # support), the OpenCL headers, pocl (a real OpenCL device on the CPU),
 # libunwind (call-site capture), elfutils' libdw (symbols), the Level Zero
 # loader, clang (libFuzzer, TSan), Python's jsonschema (report schema
-# test) and Chromium (renders the HTML report in a test).
+# test), Chromium (renders the HTML report in a test) and zlib (gzipped
+# pprof profiles).
 # Does nothing when everything is already there.
 set -euo pipefail
 
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
           libunwind-dev libdw-dev libze1 libze-dev clang libclang-rt-14-dev python3 python3-jsonschema
-          chromium)
+          chromium zlib1g-dev)
 
 missing=()
 for package in "${packages[@]}"; do
