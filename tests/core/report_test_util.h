@@ -28,139 +28,17 @@
 #define LIVETRACK_PYTHON3 "/usr/bin/python3"
 #endif
 
-extern char **environ;
+#include "child_process.h"
 
-typedef struct rt_child {
-    char *out, *err; /* NUL-terminated */
-    size_t out_size, err_size;
-    int status;      /* exit code, or 128 + signal */
-    pid_t pid;
-} rt_child;
-
-static inline void rt_append(char **text, size_t *size, const char *data, size_t length)
-{
-    char *grown = realloc(*text, *size + length + 1);
-    if (!grown) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    memcpy(grown + *size, data, length);
-    *size += length;
-    grown[*size] = '\0';
-    *text = grown;
-}
-
-static inline void rt_child_free(rt_child *child)
-{
-    free(child->out);
-    free(child->err);
-    memset(child, 0, sizeof *child);
-}
-
-/* environ without the names in `unset` and the LIVETRACK_* variables
- * (unless keep_livetrack), plus the "NAME=value" strings of `set`. */
-static inline char **rt_make_env(const char *const *set, const char *const *unset, int keep_livetrack)
-{
-    size_t n = 0, extra = 0;
-    while (environ[n])
-        n++;
-    while (set && set[extra])
-        extra++;
-    char **env = calloc(n + extra + 1, sizeof *env);
-    if (!env)
-        exit(2);
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
-        int drop = !keep_livetrack && strncmp(environ[i], "LIVETRACK_", 10) == 0;
-        const char *const *lists[2] = {set, unset};
-        for (int l = 0; l < 2 && !drop; l++) {
-            for (size_t j = 0; lists[l] && lists[l][j] && !drop; j++) {
-                size_t length = strcspn(lists[l][j], "=");
-                drop = strncmp(environ[i], lists[l][j], length) == 0 && environ[i][length] == '=';
-            }
-        }
-        if (!drop)
-            env[used++] = environ[i];
-    }
-    for (size_t j = 0; j < extra; j++)
-        env[used++] = (char *)set[j];
-    env[used] = NULL;
-    return env;
-}
-
-/* Run argv[0] (a path) with `set` added to a copy of the environment from
- * which every LIVETRACK_* variable and the names in `unset` are removed.
- * Returns 0 when it ran. */
+/* Children of the report tests start without the caller's LIVETRACK_*
+ * settings: each test sets exactly the ones it checks. */
+typedef tc_child rt_child;
+static inline void rt_child_free(rt_child *child) { tc_child_free(child); }
 static inline int rt_run(char *const argv[], const char *const *set, const char *const *unset, rt_child *child)
 {
-    memset(child, 0, sizeof *child);
-    int out_pipe[2], err_pipe[2];
-    if (pipe(out_pipe) || pipe(err_pipe)) {
-        perror("pipe");
-        return -1;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-    posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
-    posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
-    posix_spawn_file_actions_addclose(&actions, out_pipe[1]);
-    posix_spawn_file_actions_addclose(&actions, err_pipe[1]);
-    char **env = rt_make_env(set, unset, 0);
-    fflush(NULL);
-    int rc = posix_spawn(&child->pid, argv[0], &actions, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&actions);
-    free(env);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    if (rc != 0) {
-        fprintf(stderr, "posix_spawn %s: %s\n", argv[0], strerror(rc));
-        close(out_pipe[0]);
-        close(err_pipe[0]);
-        return -1;
-    }
-    struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    int open_count = 2;
-    while (open_count > 0) {
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            char buffer[65536];
-            ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
-            if (got > 0) {
-                if (i == 0)
-                    rt_append(&child->out, &child->out_size, buffer, (size_t)got);
-                else
-                    rt_append(&child->err, &child->err_size, buffer, (size_t)got);
-            } else if (got == 0 || errno != EINTR) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_count--;
-            }
-        }
-    }
-    if (!child->out)
-        rt_append(&child->out, &child->out_size, "", 0);
-    if (!child->err)
-        rt_append(&child->err, &child->err_size, "", 0);
-    int status = 0;
-    while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    child->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return 0;
+    return tc_run(argv, set, unset, 0, child);
 }
-
-static inline void rt_child_dump(const char *what, const rt_child *child)
-{
-    fprintf(stderr, "---- %s: exit %d, stdout:\n%s---- stderr:\n%s---- end\n", what, child->status, child->out,
-            child->err);
-}
+static inline void rt_child_dump(const char *what, const rt_child *child) { tc_child_dump(what, child); }
 
 /* This executable, to run itself as a child. */
 static inline const char *rt_self(void)
@@ -261,7 +139,7 @@ static inline char *rt_block_after(const char *text, const char *header)
     end = end ? end + 1 : start + strlen(start);
     char *block = NULL;
     size_t size = 0;
-    rt_append(&block, &size, start, (size_t)(end - start));
+    tc_append(&block, &size, start, (size_t)(end - start));
     return block;
 }
 

@@ -35,8 +35,7 @@
 
 #include "livetrack/livetrack.h"
 #include "check.h"
-
-extern char **environ;
+#include "child_process.h"
 
 /* Stop the test when an OpenCL call that must work fails: later checks
  * would only repeat the failure. */
@@ -311,143 +310,19 @@ static inline size_t ct_registry_count(const char *type_name)
 
 /* ---- child processes --------------------------------------------------- */
 
-typedef struct ct_child {
-    char *out;  /* stdout, NUL-terminated */
-    size_t out_size;
-    char *err;  /* stderr, NUL-terminated */
-    size_t err_size;
-    int status; /* exit code, or 128 + signal */
-    pid_t pid;
-} ct_child;
-
-static inline void ct_child_free(ct_child *child)
-{
-    free(child->out);
-    free(child->err);
-    memset(child, 0, sizeof *child);
-}
-
+typedef tc_child ct_child;
+static inline void ct_child_free(ct_child *child) { tc_child_free(child); }
 static inline void ct_append(char **text, size_t *size, const char *data, size_t length)
 {
-    char *grown = realloc(*text, *size + length + 1);
-    if (!grown) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    memcpy(grown + *size, data, length);
-    *size += length;
-    grown[*size] = '\0';
-    *text = grown;
+    tc_append(text, size, data, length);
 }
-
-/* Build an environment: `environ` with the names in `unset` removed and
- * the "NAME=value" strings in `set` added (both NULL-terminated, may be
- * NULL). The array and its strings point into environ/set: free only the
- * array. */
-static inline char **ct_make_env(const char *const *set, const char *const *unset)
-{
-    size_t n = 0, extra = 0;
-    while (environ[n])
-        n++;
-    while (set && set[extra])
-        extra++;
-    char **env = calloc(n + extra + 1, sizeof *env);
-    if (!env)
-        exit(2);
-    size_t used = 0;
-    for (size_t i = 0; i < n; i++) {
-        int drop = 0;
-        const char *const *lists[2] = {set, unset};
-        for (int l = 0; l < 2 && !drop; l++) {
-            for (size_t j = 0; lists[l] && lists[l][j] && !drop; j++) {
-                const char *name = lists[l][j];
-                size_t length = strcspn(name, "=");
-                drop = strncmp(environ[i], name, length) == 0 && environ[i][length] == '=';
-            }
-        }
-        if (!drop)
-            env[used++] = environ[i];
-    }
-    for (size_t j = 0; j < extra; j++)
-        env[used++] = (char *)set[j];
-    env[used] = NULL;
-    return env;
-}
-
-/* Run argv[0] (a path) with its stdout and stderr captured. Returns 0 when
- * it ran; child->status is its exit code. */
+/* Run argv[0] (a path) with its stdout and stderr captured, in the
+ * caller's environment (LIVETRACK_* included) changed by `set`/`unset`. */
 static inline int ct_run(char *const argv[], const char *const *set, const char *const *unset, ct_child *child)
 {
-    memset(child, 0, sizeof *child);
-    int out_pipe[2], err_pipe[2];
-    if (pipe(out_pipe) || pipe(err_pipe)) {
-        perror("pipe");
-        return -1;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-    posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
-    posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
-    posix_spawn_file_actions_addclose(&actions, out_pipe[1]);
-    posix_spawn_file_actions_addclose(&actions, err_pipe[1]);
-    char **env = ct_make_env(set, unset);
-    fflush(stdout);
-    fflush(stderr);
-    int rc = posix_spawn(&child->pid, argv[0], &actions, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&actions);
-    free(env);
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    if (rc != 0) {
-        fprintf(stderr, "posix_spawn %s: %s\n", argv[0], strerror(rc));
-        close(out_pipe[0]);
-        close(err_pipe[0]);
-        return -1;
-    }
-    struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    int open_count = 2;
-    while (open_count > 0) {
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            char buffer[4096];
-            ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
-            if (got > 0) {
-                if (i == 0)
-                    ct_append(&child->out, &child->out_size, buffer, (size_t)got);
-                else
-                    ct_append(&child->err, &child->err_size, buffer, (size_t)got);
-            } else if (got == 0 || errno != EINTR) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_count--;
-            }
-        }
-    }
-    if (!child->out)
-        ct_append(&child->out, &child->out_size, "", 0);
-    if (!child->err)
-        ct_append(&child->err, &child->err_size, "", 0);
-    int status = 0;
-    while (waitpid(child->pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    child->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return 0;
+    return tc_run(argv, set, unset, 1, child);
 }
-
-/* Print a child's output indented, for failure diagnostics. */
-static inline void ct_child_dump(const char *what, const ct_child *child)
-{
-    fprintf(stderr, "---- %s: exit %d, stdout:\n%s---- stderr:\n%s---- end\n", what, child->status, child->out,
-            child->err);
-}
+static inline void ct_child_dump(const char *what, const ct_child *child) { tc_child_dump(what, child); }
 
 /* Number of lines of `text` that start with `prefix`. */
 static inline size_t ct_count_lines_with_prefix(const char *text, const char *prefix)
