@@ -262,53 +262,6 @@ static int run_root_device_child(void)
 
 /* ---- the parent: match the child's stderr lines ---- */
 
-typedef struct line_list {
-    char **lines;
-    size_t count;
-} line_list;
-
-static line_list split_lines(const char *text, const char *prefix)
-{
-    line_list list = {NULL, 0};
-    size_t prefix_length = strlen(prefix);
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t length = end ? (size_t)(end - line) : strlen(line);
-        if (strncmp(line, prefix, prefix_length) == 0) {
-            list.lines = realloc(list.lines, (list.count + 1) * sizeof *list.lines);
-            list.lines[list.count] = strndup(line, length);
-            list.count++;
-        }
-        line = end ? end + 1 : line + length;
-    }
-    return list;
-}
-
-static void free_lines(line_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        free(list->lines[i]);
-    free(list->lines);
-}
-
-/* `word` occurs in `line` as a whole token (not followed by an identifier
- * or hex character, so "0x12" does not match inside "0x123"). */
-static int has_token(const char *line, const char *word)
-{
-    size_t length = strlen(word);
-    for (const char *at = strstr(line, word); at; at = strstr(at + 1, word)) {
-        char before = at == line ? ' ' : at[-1];
-        char after = at[length];
-        int word_char_before = before == '_' || (before >= 'a' && before <= 'z') || (before >= 'A' && before <= 'Z') ||
-                               (before >= '0' && before <= '9');
-        int word_char_after = after == '_' || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z') ||
-                              (after >= '0' && after <= '9');
-        if (!word_char_before && !word_char_after)
-            return 1;
-    }
-    return 0;
-}
-
 static int run_parent(void)
 {
     const char *self = ct_self_path();
@@ -323,9 +276,9 @@ static int run_parent(void)
     CHECK_EQ_INT(ct_run(argv, set, NULL, &child), 0);
     CHECK_EQ_INT(child.status, 0);
 
-    line_list expected = split_lines(child.out, "refused ");
+    ct_lines expected = ct_lines_starting(child.out, "refused ");
     /* A diagnostic is one "livetrack: ERROR:" line, then the stacks. */
-    line_list diagnostics = split_lines(child.err, "livetrack: ERROR: ");
+    ct_lines diagnostics = ct_lines_starting(child.err, "livetrack: ERROR: ");
     CHECK(expected.count >= 30);
     /* One diagnostic per refused call, nothing else. */
     CHECK_EQ_INT(diagnostics.count, expected.count);
@@ -338,7 +291,7 @@ static int run_parent(void)
             continue;
         }
         const char *line = diagnostics.lines[i];
-        int ok = has_token(line, call) && has_token(line, handle);
+        int ok = ct_has_token(line, call) && ct_has_token(line, handle);
         CHECK(ok);
         if (!ok)
             fprintf(stderr, "  line %zu: expected a diagnostic naming %s and %s, got:\n    %s\n", i, call, handle,
@@ -352,8 +305,8 @@ static int run_parent(void)
 
     if (check_failed)
         ct_child_dump("cl_misuse child", &child);
-    free_lines(&expected);
-    free_lines(&diagnostics);
+    ct_lines_free(&expected);
+    ct_lines_free(&diagnostics);
     ct_child_free(&child);
 
     int failed_before = check_failed;

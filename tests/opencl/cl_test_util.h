@@ -324,6 +324,56 @@ static inline int ct_run(char *const argv[], const char *const *set, const char 
 }
 static inline void ct_child_dump(const char *what, const ct_child *child) { tc_child_dump(what, child); }
 
+/* ---- matching a child's output lines ---- */
+
+typedef struct ct_lines {
+    char **lines;
+    size_t count;
+} ct_lines;
+
+/* The lines of `text` that start with `prefix`, copied. */
+static inline ct_lines ct_lines_starting(const char *text, const char *prefix)
+{
+    ct_lines list = {NULL, 0};
+    size_t prefix_length = strlen(prefix);
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, prefix, prefix_length) == 0) {
+            char **grown = realloc(list.lines, (list.count + 1) * sizeof *list.lines);
+            if (!grown)
+                exit(2);
+            list.lines = grown;
+            list.lines[list.count++] = strndup(line, length);
+        }
+        line = end ? end + 1 : line + length;
+    }
+    return list;
+}
+
+static inline void ct_lines_free(ct_lines *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->lines[i]);
+    free(list->lines);
+}
+
+/* `word` occurs in `line` as a whole token (no identifier character on
+ * either side, so "0x12" does not match inside "0x123"). */
+static inline int ct_has_token(const char *line, const char *word)
+{
+    size_t length = strlen(word);
+    for (const char *at = strstr(line, word); at; at = strstr(at + 1, word)) {
+        char before = at == line ? ' ' : at[-1], after = at[length];
+        int inside = before == '_' || after == '_' || (before >= '0' && before <= '9') ||
+                     (after >= '0' && after <= '9') || (before >= 'a' && before <= 'z') ||
+                     (after >= 'a' && after <= 'z') || (before >= 'A' && before <= 'Z') || (after >= 'A' && after <= 'Z');
+        if (!inside)
+            return 1;
+    }
+    return 0;
+}
+
 /* Number of lines of `text` that start with `prefix`. */
 static inline size_t ct_count_lines_with_prefix(const char *text, const char *prefix)
 {

@@ -697,49 +697,6 @@ static int run_valid(void)
 
 /* ---- the parent ------------------------------------------------------------- */
 
-typedef struct line_list {
-    char **lines;
-    size_t count;
-} line_list;
-
-static line_list lines_starting(const char *text, const char *prefix)
-{
-    line_list list = {NULL, 0};
-    size_t prefix_length = strlen(prefix);
-    for (const char *line = text; *line;) {
-        const char *end = strchr(line, '\n');
-        size_t length = end ? (size_t)(end - line) : strlen(line);
-        if (strncmp(line, prefix, prefix_length) == 0) {
-            list.lines = realloc(list.lines, (list.count + 1) * sizeof *list.lines);
-            list.lines[list.count++] = strndup(line, length);
-        }
-        line = end ? end + 1 : line + length;
-    }
-    return list;
-}
-
-static void free_lines(line_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        free(list->lines[i]);
-    free(list->lines);
-}
-
-/* `word` occurs in `line` as a whole token. */
-static int has_token(const char *line, const char *word)
-{
-    size_t length = strlen(word);
-    for (const char *at = strstr(line, word); at; at = strstr(at + 1, word)) {
-        char before = at == line ? ' ' : at[-1], after = at[length];
-        int inside = before == '_' || after == '_' || (before >= '0' && before <= '9') ||
-                     (after >= '0' && after <= '9') || (before >= 'a' && before <= 'z') ||
-                     (after >= 'a' && after <= 'z') || (before >= 'A' && before <= 'Z') || (after >= 'A' && after <= 'Z');
-        if (!inside)
-            return 1;
-    }
-    return 0;
-}
-
 /* Run one child and match its expected lines with its diagnostics: one
  * "livetrack: ERROR:" line per expected line, naming the call, the handle
  * and the code (or saying it passed the call on). Returns the number of
@@ -751,8 +708,8 @@ static long run_and_match(const char *mode, const char *const *set)
     int failed_before = check_failed;
     CHECK_EQ_INT(ct_run(argv, set, NULL, &child), 0);
     CHECK_EQ_INT(child.status, 0);
-    line_list expected = lines_starting(child.out, strcmp(mode, "transparent") ? "refused " : "passed ");
-    line_list errors = lines_starting(child.err, "livetrack: ERROR: ");
+    ct_lines expected = ct_lines_starting(child.out, strcmp(mode, "transparent") ? "refused " : "passed ");
+    ct_lines errors = ct_lines_starting(child.err, "livetrack: ERROR: ");
     CHECK_EQ_INT(errors.count, expected.count);
     size_t n = expected.count < errors.count ? expected.count : errors.count;
     for (size_t i = 0; i < n; i++) {
@@ -762,8 +719,8 @@ static long run_and_match(const char *mode, const char *const *set)
             continue;
         }
         const char *line = errors.lines[i];
-        int ok = has_token(line, call) && has_token(line, handle) &&
-                 (strcmp(verb, "passed") ? has_token(line, code) && strstr(line, "refused with")
+        int ok = ct_has_token(line, call) && ct_has_token(line, handle) &&
+                 (strcmp(verb, "passed") ? ct_has_token(line, code) && strstr(line, "refused with")
                                          : strstr(line, "passed to the driver") != NULL);
         CHECK(ok);
         if (!ok)
@@ -780,8 +737,8 @@ static long run_and_match(const char *mode, const char *const *set)
     CHECK_EQ_INT(tried, expected.count);
     if (check_failed != failed_before)
         ct_child_dump(mode, &child);
-    free_lines(&expected);
-    free_lines(&errors);
+    ct_lines_free(&expected);
+    ct_lines_free(&errors);
     ct_child_free(&child);
     return tried;
 }
