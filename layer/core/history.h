@@ -61,9 +61,6 @@ typedef struct lt_released {
     livetrack_stack_id create_stack;
     livetrack_stack_id release_stack;
 } lt_released;
-/* The most recent release of (domain, handle) still remembered. */
-int lt_find_released(unsigned domain, uint64_t handle, lt_released *out);
-
 typedef enum lt_object_state {
     LT_OBJECT_UNKNOWN,    /* never seen, or released too long ago */
     LT_OBJECT_HELD,       /* live, the program holds references */

@@ -150,7 +150,6 @@ static void copy_set(uint64_t created)
         lt_out_of_memory("the peak's live set");
         return;
     }
-    size_t used = 0;
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
         for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
             if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
@@ -159,10 +158,8 @@ static void copy_set(uint64_t created)
             size_t slot = ((size_t)node->stack * 0x9e3779b97f4a7c15ull) & (slots - 1);
             while (table[slot].stack && table[slot].stack != node->stack)
                 slot = (slot + 1) & (slots - 1);
-            if (!table[slot].stack) {
+            if (!table[slot].stack)
                 table[slot] = (lt_site_count){node->stack, node->domain, node->type, 0, 0};
-                used++;
-            }
             table[slot].objects++;
             table[slot].bytes += node->bytes;
         }
@@ -180,7 +177,6 @@ static void copy_set(uint64_t created)
     set_ticks = key_ticks;
     set_created = created;
     set_exact = 1;
-    (void)used;
 }
 
 void lt_peak_before_death(void)

@@ -141,23 +141,23 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
     __atomic_store_n(&shard->live_bytes, shard->live_bytes + node->bytes, __ATOMIC_RELAXED);
 }
 
-/* What a birth or death changes outside the shard: the process's live
- * totals (and the peak). Applied after the shard lock is dropped. */
-typedef struct lt_death {
+/* An object becoming live or dying, as the process's live totals (and the
+ * peak) see it. Applied after the shard lock is dropped. */
+typedef struct lt_counted_change {
     livetrack_stack_id stack;
     uint8_t domain;
     uint8_t type;
     uint64_t bytes;
-} lt_death;
+} lt_counted_change;
 
-static void note_birth(const lt_death *birth)
+static void note_birth(const lt_counted_change *birth)
 {
     lt_peak_created(birth->bytes);
     if (lt_timeline_on)
         lt_timeline_type_add(birth->domain, birth->type, 1);
 }
 
-static void note_death(const lt_death *death)
+static void note_death(const lt_counted_change *death)
 {
     if (!death->domain)
         return; /* nothing died */
@@ -166,7 +166,7 @@ static void note_death(const lt_death *death)
         lt_timeline_type_add(death->domain, death->type, -1);
 }
 
-static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_death *death)
+static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_counted_change *death)
 {
     for (lt_node **link = bucket_of(shard, hash); *link; link = &(*link)->chain) {
         if (*link == node) {
@@ -187,7 +187,27 @@ static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_death 
     __atomic_store_n(&shard->live_bytes, shard->live_bytes - node->bytes, __ATOMIC_RELAXED);
     lt_released *grave = &shard->graveyard[shard->graveyard_next++ % LT_GRAVEYARD];
     *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack};
-    *death = (lt_death){node->stack, node->domain, node->type, node->bytes};
+    *death = (lt_counted_change){node->stack, node->domain, node->type, node->bytes};
+}
+
+/* The most recent release of (domain, handle) still remembered. */
+static int lt_find_released(unsigned domain, uint64_t handle, lt_released *out)
+{
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    int found = 0;
+    lt_spin_lock(&shard->lock);
+    uint32_t end = shard->graveyard_next;
+    uint32_t kept = end < LT_GRAVEYARD ? end : LT_GRAVEYARD;
+    for (uint32_t i = 1; i <= kept && !found; i++) { /* newest first */
+        const lt_released *grave = &shard->graveyard[(end - i) % LT_GRAVEYARD];
+        if (grave->handle == handle && grave->domain == domain) {
+            *out = *grave;
+            found = 1;
+        }
+    }
+    lt_spin_unlock(&shard->lock);
+    return found;
 }
 
 lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released *out)
@@ -208,24 +228,6 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
     return state;
 }
 
-int lt_find_released(unsigned domain, uint64_t handle, lt_released *out)
-{
-    uint64_t hash = lt_hash(domain, handle);
-    lt_shard *shard = lt_shard_of(hash);
-    int found = 0;
-    lt_spin_lock(&shard->lock);
-    uint32_t end = shard->graveyard_next;
-    uint32_t kept = end < LT_GRAVEYARD ? end : LT_GRAVEYARD;
-    for (uint32_t i = 1; i <= kept && !found; i++) { /* newest first */
-        const lt_released *grave = &shard->graveyard[(end - i) % LT_GRAVEYARD];
-        if (grave->handle == handle && grave->domain == domain) {
-            *out = *grave;
-            found = 1;
-        }
-    }
-    lt_spin_unlock(&shard->lock);
-    return found;
-}
 
 /* ---- death ------------------------------------------------------------ */
 
@@ -245,7 +247,7 @@ static void bury(lt_node *dead_parents[2])
             continue;
         uint64_t hash = lt_hash(node->domain, node->handle);
         lt_shard *shard = lt_shard_of(hash);
-        lt_death death = {0};
+        lt_counted_change death = {0};
         lt_spin_lock(&shard->lock);
         if (node->linked)
             unlink_node(shard, hash, node, &death);
@@ -369,7 +371,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     lt_shard *shard = lt_shard_of(hash);
     lt_node *stale_parents[2] = {NULL, NULL};
     int stale_dead = 0;
-    lt_death stale_death = {0};
+    lt_counted_change stale_death = {0};
 
     lt_spin_lock(&shard->lock);
     lt_node *node = buckets_ready(shard) ? take_node(shard) : NULL;
@@ -420,7 +422,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     lt_spin_unlock(&shard->lock);
 
     note_death(&stale_death);
-    note_birth(&(lt_death){stack, (uint8_t)domain, (uint8_t)object->type, object->bytes});
+    note_birth(&(lt_counted_change){stack, (uint8_t)domain, (uint8_t)object->type, object->bytes});
     if (stale_dead)
         bury(stale_parents);
     if (lt_timeline_on)
@@ -474,7 +476,7 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
     uint32_t left = 0;
     unsigned actual_type = 0;
     uint64_t bytes = 0;
-    lt_death death = {0};
+    lt_counted_change death = {0};
 
     /* Before anything can die: a pending peak set is copied while the
      * live set still is the peak's (one flag load when none is pending). */

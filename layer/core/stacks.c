@@ -288,20 +288,6 @@ livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type) { return cap
 
 livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type) { return capture(domain, type, 0); }
 
-const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count)
-{
-    stack_entry *e = entry_of(id);
-    *count = e ? e->depth : 0;
-    return e ? e->frames : NULL;
-}
-
-void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type)
-{
-    stack_entry *e = entry_of(id);
-    *domain = e ? e->domain : 0;
-    *type = e ? e->type : LIVETRACK_ANY_TYPE;
-}
-
 uint64_t lt_stack_count(void) { return atomic_load(&next_id) - 1; }
 uint64_t lt_stack_bytes(void) { return atomic_load(&arena_bytes); }
 

@@ -30,9 +30,6 @@ livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type);
  * symbolizer). */
 livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type);
 
-/* The captured return addresses, internal frames included. */
-const uintptr_t *lt_stack_raw(livetrack_stack_id id, unsigned *count);
-
 /* Live objects and bytes of one call site (the peak's set). */
 typedef struct lt_site_count {
     livetrack_stack_id stack;
@@ -41,9 +38,6 @@ typedef struct lt_site_count {
     uint64_t objects;
     uint64_t bytes;
 } lt_site_count;
-
-/* The (domain, type) a site was interned for. */
-void lt_stack_kind(livetrack_stack_id id, unsigned *domain, unsigned *type);
 
 uint64_t lt_stack_count(void);
 uint64_t lt_stack_bytes(void);
