@@ -58,6 +58,8 @@ static void usage(void)
            "  --output FILE        write the text report to FILE, not stderr (LIVETRACK_OUTPUT)\n"
            "  --stack-depth N      frames kept of each creation call stack, 0 to 64; 0 turns call\n"
            "                       sites off (LIVETRACK_STACK_DEPTH, default 16)\n"
+           "  --no-stack-memo      walk every creation stack with the unwinder instead of recognising\n"
+           "                       a stack walked before (LIVETRACK_STACK_MEMO=0)\n"
            "  --release-stacks     also keep the stack of each final release, shown when a released\n"
            "                       object is misused (LIVETRACK_RELEASE_STACKS=1)\n"
            "  --suppressions FILE  do not report leaks matching the patterns in FILE\n"
@@ -204,7 +206,7 @@ int cli_run(int argc, char **argv)
     cli_parser_init(&parser, "run", argc - 1, argv + 1);
     const char *api_list = NULL, *json = NULL, *csv = NULL, *output = NULL, *stack_depth = NULL;
     const char *suppressions = NULL, *exit_code = NULL, *report = NULL, *max_diagnostics = NULL, *value;
-    int release_stacks = 0, peak = 0, transparent = 0, verbose = 0, no_crash_report = 0;
+    int release_stacks = 0, peak = 0, transparent = 0, verbose = 0, no_crash_report = 0, no_stack_memo = 0;
 
     while (cli_more(&parser)) {
         if (cli_flag(&parser, "help", 'h')) {
@@ -224,6 +226,8 @@ int cli_run(int argc, char **argv)
         } else if (cli_optional_value(&parser, "fail-on-leak", &value)) {
             exit_code = value ? value : "1";
             cli_parse_long("--fail-on-leak", exit_code, 1, 255);
+        } else if (cli_flag(&parser, "no-stack-memo", 0)) {
+            no_stack_memo = 1;
         } else if (cli_flag(&parser, "release-stacks", 0)) {
             release_stacks = 1;
         } else if (cli_flag(&parser, "peak", 0)) {
@@ -316,6 +320,8 @@ int cli_run(int argc, char **argv)
         set("LIVETRACK_OUTPUT", output, verbose);
     if (stack_depth)
         set("LIVETRACK_STACK_DEPTH", stack_depth, verbose);
+    if (no_stack_memo)
+        set("LIVETRACK_STACK_MEMO", "0", verbose);
     if (release_stacks)
         set("LIVETRACK_RELEASE_STACKS", "1", verbose);
     if (suppressions)

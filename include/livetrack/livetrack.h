@@ -172,7 +172,8 @@ typedef struct livetrack_object {
 LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out);
 
 /* Whether a handle is live, and its type: the cheap check a front end
- * makes on every object argument (one shard lock, nothing converted). */
+ * makes on every object argument (nothing converted; objects the thread
+ * checked lately are answered without a lock). */
 LIVETRACK_API livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type);
 
 /* True while the very object described (same handle and creation number)
@@ -216,6 +217,7 @@ typedef struct livetrack_stats {
     uint64_t peak_bytes;        /* high-water mark of live bytes */
     uint64_t unique_stacks;     /* interned call stacks */
     uint64_t stack_bytes;       /* memory the stack table holds */
+    uint64_t stack_walks;       /* stacks walked by the unwinder (the others were recognised) */
 } livetrack_stats;
 LIVETRACK_API void livetrack_get_stats(livetrack_stats *out);
 

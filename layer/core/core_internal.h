@@ -53,6 +53,7 @@ typedef struct lt_settings {
     long max_diagnostics;    /* LIVETRACK_MAX_DIAGNOSTICS */
     long stack_depth;        /* LIVETRACK_STACK_DEPTH, 0: no call sites */
     int release_stacks;      /* LIVETRACK_RELEASE_STACKS */
+    int stack_memo;          /* LIVETRACK_STACK_MEMO */
     const char *json;        /* LIVETRACK_JSON, NULL: none */
     const char *csv;         /* LIVETRACK_CSV, NULL: no timeline */
     long exit_code;          /* LIVETRACK_EXIT_CODE, 0: leave the status alone */

@@ -623,6 +623,7 @@ void livetrack_get_stats(livetrack_stats *out)
         out->peak_bytes = out->live_bytes;
     out->unique_stacks = lt_stack_count();
     out->stack_bytes = lt_stack_bytes();
+    out->stack_walks = lt_stack_walks();
     lt_fill_counters(out);
 }
 

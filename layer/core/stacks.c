@@ -25,6 +25,7 @@
 
 #include "core_internal.h"
 #include "spinlock.h"
+#include "stack_memo.h"
 #include "stacks.h"
 #include "symbols.h"
 
@@ -37,7 +38,7 @@
 #define MAX_CHUNKS 4096u /* 16 M unique stacks */
 /* Small: a dlopen()ed library's initial-exec TLS comes from a reserve of
  * about 1.5 KiB shared by every such library in the process. */
-#define THREAD_CACHE_SIZE 16u
+#define THREAD_CACHE_SIZE 8u
 
 typedef struct stack_entry {
     struct stack_entry *chain;
@@ -63,6 +64,7 @@ static stripe stripes[STRIPE_COUNT];
 static stack_entry **_Atomic chunks[MAX_CHUNKS];
 static _Atomic uint32_t next_id = 1;
 static _Atomic uint64_t arena_bytes;
+static _Atomic uint64_t full_walks; /* captures the memo did not answer */
 static lt_spinlock chunk_lock;
 /* With call sites off every (domain, type) has one frameless site. */
 static _Atomic livetrack_stack_id kind_sites[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
@@ -257,11 +259,15 @@ static void learn_slack(stack_entry *e, unsigned asked)
         ;
 }
 
-static livetrack_stack_id capture(unsigned domain, unsigned type, int may_learn)
+/* Not inlined: the memo keys on this function's own frame and return
+ * address, which must be those unw_backtrace sees as frames[0..1]. */
+__attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, unsigned type, int may_learn)
 {
     if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
         type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
-    long depth = lt_get_settings()->stack_depth;
+    const lt_settings *settings = lt_get_settings();
+    long depth = settings->stack_depth;
+    int use_memo = settings->stack_memo;
     stack_entry *created = NULL;
     if (depth <= 0) {
         livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
@@ -273,10 +279,17 @@ static livetrack_stack_id capture(unsigned domain, unsigned type, int may_learn)
     }
     void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK * 2];
     unsigned asked = (unsigned)depth + atomic_load_explicit(&learned_slack, memory_order_relaxed);
+    lt_memo_key key = {(uintptr_t)frames, (uintptr_t)__builtin_return_address(0), domain << 8 | type, asked};
+    livetrack_stack_id id = use_memo ? lt_memo_find(&key) : 0;
+    if (id)
+        return id;
+    atomic_fetch_add_explicit(&full_walks, 1, memory_order_relaxed);
     int count = unw_backtrace(frames, (int)asked);
     if (count < 0)
         count = 0;
-    livetrack_stack_id id = intern(domain, type, (const uintptr_t *)frames, (unsigned)count, &created);
+    id = intern(domain, type, (const uintptr_t *)frames, (unsigned)count, &created);
+    if (use_memo && may_learn)
+        lt_memo_offer(&key, (const uintptr_t *)frames, (unsigned)count, id);
     /* Only for a new stack, and never under a registry lock: telling
      * internal frames apart takes the symbolizer's lock. */
     if (created && may_learn)
@@ -290,6 +303,7 @@ livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type) { ret
 
 uint64_t lt_stack_count(void) { return atomic_load(&next_id) - 1; }
 uint64_t lt_stack_bytes(void) { return atomic_load(&arena_bytes); }
+uint64_t lt_stack_walks(void) { return atomic_load(&full_walks); }
 
 /* publish() takes chunk_lock while holding a stripe: stripes first. */
 void lt_stacks_lock_all(void)

@@ -41,5 +41,6 @@ typedef struct lt_site_count {
 
 uint64_t lt_stack_count(void);
 uint64_t lt_stack_bytes(void);
+uint64_t lt_stack_walks(void); /* stacks walked with libunwind (not answered by the memo) */
 
 #endif
