@@ -565,12 +565,52 @@ livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, live
     return LIVETRACK_OK;
 }
 
+/* Front ends check the same few objects (the program's context, queue,
+ * kernels) on call after call: each thread remembers the last ones it
+ * found live, by node and creation number, and answers again without the
+ * shard lock while that very object still is live. As in the parent
+ * cache, nodes are recycled and never freed, so a stale entry is safe to
+ * read: a node reused for another object has another seq. */
+#define CHECK_CACHE_SIZE 4u
+typedef struct checked_object {
+    uint64_t handle;
+    uint64_t seq;
+    lt_node *node;
+    uint8_t domain;
+    uint8_t type;
+} checked_object;
+static _Thread_local checked_object checked_objects[CHECK_CACHE_SIZE];
+
+static checked_object *checked_slot(uint64_t hash) { return &checked_objects[(hash >> 8) & (CHECK_CACHE_SIZE - 1)]; }
+
+static int checked_still_live(const checked_object *entry, unsigned domain, uint64_t handle)
+{
+    if (!entry->node || entry->handle != handle || entry->domain != domain)
+        return 0;
+    /* Acquire: a node recycled since shows its new seq below (create
+     * stores seq before it publishes counts with release order). Counts
+     * not 0 and still linked: live (held by the program or its children). */
+    if (!atomic_load_explicit(&entry->node->counts, memory_order_acquire) ||
+        !__atomic_load_n(&entry->node->linked, __ATOMIC_RELAXED))
+        return 0;
+    return atomic_load_explicit(&entry->node->seq, memory_order_relaxed) == entry->seq;
+}
+
 livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type)
 {
     uint64_t hash = lt_hash(domain, handle);
+    checked_object *entry = checked_slot(hash);
+    if (checked_still_live(entry, domain, handle)) {
+        if (type)
+            *type = entry->type;
+        return LIVETRACK_OK;
+    }
     lt_shard *shard = lt_shard_of(hash);
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, domain, handle);
+    if (node)
+        *entry = (checked_object){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node,
+                                  (uint8_t)domain, node->type};
     livetrack_type found = node ? node->type : 0;
     lt_spin_unlock(&shard->lock);
     if (node && type)

@@ -29,6 +29,11 @@
  * again like any hold. `linked` is therefore written with atomic stores
  * (under the lock) and read atomically by the cache (without it).
  *
+ * livetrack_live_type keeps a second per-thread cache (the objects it found
+ * live lately) under the same rule, without pinning: an entry answers only
+ * while its node's counts are not 0, it is linked, and its seq still is
+ * the cached one, all read with atomic loads.
+ *
  * The hot path never holds two shard locks at once. Only snapshots take all
  * of them, always in index order.
  */
