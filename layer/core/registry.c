@@ -365,7 +365,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     const void *owner = object->owner;
     lt_node *parents[2];
     parents[0] = hold_parent(domain, object->parent, object->flags & LIVETRACK_PARENT_VIA_FIRST_PARENT, &owner);
-    parents[1] = hold_parent(domain, object->second_parent, 0, &owner);
+    parents[1] = object->second_parent ? hold_parent(domain, object->second_parent, 0, &owner) : NULL;
 
     uint64_t hash = lt_hash(domain, object->handle);
     lt_shard *shard = lt_shard_of(hash);
@@ -581,7 +581,12 @@ typedef struct checked_object {
 } checked_object;
 static _Thread_local checked_object checked_objects[CHECK_CACHE_SIZE];
 
-static checked_object *checked_slot(uint64_t hash) { return &checked_objects[(hash >> 8) & (CHECK_CACHE_SIZE - 1)]; }
+/* From the handle's own bits, not lt_hash: a hit then costs no hashing.
+ * Handles are mostly heap addresses, 16-byte aligned at least. */
+static checked_object *checked_slot(uint64_t handle)
+{
+    return &checked_objects[((handle >> 4) ^ (handle >> 10)) & (CHECK_CACHE_SIZE - 1)];
+}
 
 static int checked_still_live(const checked_object *entry, unsigned domain, uint64_t handle)
 {
@@ -598,13 +603,13 @@ static int checked_still_live(const checked_object *entry, unsigned domain, uint
 
 livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type)
 {
-    uint64_t hash = lt_hash(domain, handle);
-    checked_object *entry = checked_slot(hash);
+    checked_object *entry = checked_slot(handle);
     if (checked_still_live(entry, domain, handle)) {
         if (type)
             *type = entry->type;
         return LIVETRACK_OK;
     }
+    uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, domain, handle);

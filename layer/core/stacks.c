@@ -66,7 +66,6 @@ static _Atomic uint32_t next_id = 1;
 static _Atomic uint64_t arena_bytes;
 static _Atomic uint64_t full_walks; /* captures the memo did not answer */
 static lt_spinlock chunk_lock;
-/* With call sites off every (domain, type) has one frameless site. */
 static _Atomic livetrack_stack_id kind_sites[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
 
 typedef struct cached_stack {
@@ -259,24 +258,24 @@ static void learn_slack(stack_entry *e, unsigned asked)
         ;
 }
 
+/* With call sites off, every (domain, type) has one frameless site. */
+static livetrack_stack_id frameless_site(unsigned domain, unsigned type)
+{
+    livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
+    if (!id) {
+        stack_entry *created = NULL;
+        id = intern(domain, type, NULL, 0, &created);
+        atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
+    }
+    return id;
+}
+
 /* Not inlined: the memo keys on this function's own frame and return
  * address, which must be those unw_backtrace sees as frames[0..1]. */
-__attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, unsigned type, int may_learn)
+__attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, unsigned type, long depth, int use_memo,
+                                                            int may_learn)
 {
-    if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
-        type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
-    const lt_settings *settings = lt_get_settings();
-    long depth = settings->stack_depth;
-    int use_memo = settings->stack_memo;
     stack_entry *created = NULL;
-    if (depth <= 0) {
-        livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
-        if (!id) {
-            id = intern(domain, type, NULL, 0, &created);
-            atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
-        }
-        return id;
-    }
     void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK * 2];
     unsigned asked = (unsigned)depth + atomic_load_explicit(&learned_slack, memory_order_relaxed);
     lt_memo_key key = {(uintptr_t)frames, (uintptr_t)__builtin_return_address(0), domain << 8 | type, asked};
@@ -297,9 +296,19 @@ __attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, uns
     return id;
 }
 
-livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type) { return capture(domain, type, 1); }
+static livetrack_stack_id capture_kind(unsigned domain, unsigned type, int may_learn)
+{
+    if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
+        type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
+    const lt_settings *settings = lt_get_settings();
+    if (settings->stack_depth <= 0)
+        return frameless_site(domain, type);
+    return capture(domain, type, settings->stack_depth, settings->stack_memo, may_learn);
+}
 
-livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type) { return capture(domain, type, 0); }
+livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type) { return capture_kind(domain, type, 1); }
+
+livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type) { return capture_kind(domain, type, 0); }
 
 uint64_t lt_stack_count(void) { return atomic_load(&next_id) - 1; }
 uint64_t lt_stack_bytes(void) { return atomic_load(&arena_bytes); }
