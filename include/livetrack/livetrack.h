@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define LIVETRACK_VERSION_MAJOR 0
-#define LIVETRACK_VERSION_MINOR 2
+#define LIVETRACK_VERSION_MINOR 3
 #define LIVETRACK_VERSION_PATCH 0
 
 /* The API an object belongs to. Handles are keyed by (domain, handle). */
