@@ -3,7 +3,7 @@
  * its return-address slots.
  *
  * Each thread owns one block (allocated at its first capture): its stack
- * bounds and a small direct-mapped table of entries. Only the owner reads
+ * bounds and a small two-way set-associative table. Only the owner reads
  * or writes its entries, so nothing here takes a lock or an atomic on the
  * hot path. Blocks are also kept on a global list, so that memory checkers
  * still see them as reachable in a forked child, where the threads that
@@ -13,8 +13,6 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <string.h>
 
 #include "core_internal.h"
 #include "spinlock.h"

@@ -16,7 +16,9 @@
  *
  * Each thread remembers the stacks it interned last (a small direct-mapped
  * cache keyed by hash): a loop creating objects from one place skips the
- * stripe lock entirely after its first pass.
+ * stripe lock entirely after its first pass. Before any of that, the
+ * stack memo (stack_memo.c) recognises a stack the thread walked before
+ * and skips the walk itself.
  */
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
