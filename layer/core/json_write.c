@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include "json_write.h"
 
 static void put_escaped_byte(FILE *out, unsigned char c)
@@ -83,7 +85,7 @@ void lt_json_string(FILE *out, const char *text)
 
 /* Numbers are formatted by hand: with a million objects, fprintf's
  * format parsing was most of the JSON report's time. */
-void lt_json_u64(FILE *out, uint64_t value)
+size_t lt_json_format_u64(char *out, uint64_t value)
 {
     char digits[24];
     size_t at = sizeof digits;
@@ -91,10 +93,11 @@ void lt_json_u64(FILE *out, uint64_t value)
         digits[--at] = (char)('0' + value % 10);
         value /= 10;
     } while (value);
-    fwrite_unlocked(digits + at, 1, sizeof digits - at, out);
+    memcpy(out, digits + at, sizeof digits - at);
+    return sizeof digits - at;
 }
 
-void lt_json_hex(FILE *out, uint64_t value)
+size_t lt_json_format_hex(char *out, uint64_t value)
 {
     static const char hex[] = "0123456789abcdef";
     char digits[24];
@@ -107,18 +110,39 @@ void lt_json_hex(FILE *out, uint64_t value)
     digits[--at] = 'x';
     digits[--at] = '0';
     digits[--at] = '"';
-    fwrite_unlocked(digits + at, 1, sizeof digits - at, out);
+    memcpy(out, digits + at, sizeof digits - at);
+    return sizeof digits - at;
+}
+
+size_t lt_json_format_ms(char *out, uint64_t ns)
+{
+    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
+    size_t length = lt_json_format_u64(out, us / 1000);
+    out[length++] = '.';
+    out[length++] = (char)('0' + us % 1000 / 100);
+    out[length++] = (char)('0' + us % 100 / 10);
+    out[length++] = (char)('0' + us % 10);
+    return length;
+}
+
+void lt_json_u64(FILE *out, uint64_t value)
+{
+    char text[LT_JSON_NUMBER_MAX];
+    fwrite_unlocked(text, 1, lt_json_format_u64(text, value), out);
+}
+
+void lt_json_hex(FILE *out, uint64_t value)
+{
+    char text[LT_JSON_NUMBER_MAX];
+    fwrite_unlocked(text, 1, lt_json_format_hex(text, value), out);
 }
 
 void lt_json_bool(FILE *out, int value) { fputs_unlocked(value ? "true" : "false", out); }
 
-/* Nanoseconds as milliseconds with three decimals, rounded. */
 void lt_json_ms(FILE *out, uint64_t ns)
 {
-    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
-    lt_json_u64(out, us / 1000);
-    char fraction[4] = {'.', (char)('0' + us % 1000 / 100), (char)('0' + us % 100 / 10), (char)('0' + us % 10)};
-    fwrite_unlocked(fraction, 1, sizeof fraction, out);
+    char text[LT_JSON_NUMBER_MAX];
+    fwrite_unlocked(text, 1, lt_json_format_ms(text, ns), out);
 }
 
 /* A line number or column: null when unknown (0). */

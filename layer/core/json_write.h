@@ -6,8 +6,18 @@
 #ifndef LIVETRACK_JSON_WRITE_H
 #define LIVETRACK_JSON_WRITE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* Room enough for any number the formatters below write. */
+#define LT_JSON_NUMBER_MAX 32
+
+/* The same numbers into a buffer (no terminating NUL), for writers that
+ * assemble a line in memory; each returns the length written. */
+size_t lt_json_format_u64(char *out, uint64_t value);
+size_t lt_json_format_hex(char *out, uint64_t value); /* "0x1f", quotes included */
+size_t lt_json_format_ms(char *out, uint64_t ns);
 
 /* A string, or null for NULL. Quotes, backslashes and control characters
  * are escaped; bytes that are not UTF-8 (overlong forms, surrogates, past

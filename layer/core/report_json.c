@@ -209,43 +209,11 @@ typedef struct object_line {
 #define LINE_LITERAL(line, literal) \
     (memcpy((line)->at, literal, sizeof literal - 1), (line)->at += sizeof literal - 1)
 
-static void line_u64(object_line *line, uint64_t value)
-{
-    char digits[24];
-    size_t at = sizeof digits;
-    do {
-        digits[--at] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value);
-    memcpy(line->at, digits + at, sizeof digits - at);
-    line->at += sizeof digits - at;
-}
+static void line_u64(object_line *line, uint64_t value) { line->at += lt_json_format_u64(line->at, value); }
 
-static void line_hex(object_line *line, uint64_t value)
-{
-    static const char hex[] = "0123456789abcdef";
-    char digits[24];
-    size_t at = sizeof digits;
-    digits[--at] = '"';
-    do {
-        digits[--at] = hex[value & 15];
-        value >>= 4;
-    } while (value);
-    memcpy(line->at, "\"0x", 3);
-    memcpy(line->at + 3, digits + at, sizeof digits - at);
-    line->at += 3 + sizeof digits - at;
-}
+static void line_hex(object_line *line, uint64_t value) { line->at += lt_json_format_hex(line->at, value); }
 
-static void line_ms(object_line *line, uint64_t ns)
-{
-    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
-    line_u64(line, us / 1000);
-    line->at[0] = '.';
-    line->at[1] = (char)('0' + us % 1000 / 100);
-    line->at[2] = (char)('0' + us % 100 / 10);
-    line->at[3] = (char)('0' + us % 10);
-    line->at += 4;
-}
+static void line_ms(object_line *line, uint64_t ns) { line->at += lt_json_format_ms(line->at, ns); }
 
 /* The longest prefix kept; a longer one (a very long type name) is
  * written by the slow path. */
