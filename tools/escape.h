@@ -7,7 +7,8 @@
 
 #include <stdio.h>
 
-/* "text" with quotes, backslashes and control characters escaped. */
+/* "text" with quotes, backslashes and control characters escaped, and
+ * bytes that are not UTF-8 replaced by U+FFFD; NULL writes "". */
 void escape_json(FILE *out, const char *text);
 /* text with & < > " ' replaced by entities; control characters that XML
  * 1.0 forbids are dropped. */
