@@ -205,17 +205,24 @@ static void free_data(plot_data *d)
 
 static char series_names[TYPES_DRAWN][160];
 
+/* A page-wide chart over the recording's time span. */
+static void start_time_chart(time_chart *chart, const plot_data *d, const char *title, const char *y_label,
+                             chart_unit unit)
+{
+    memset(chart, 0, sizeof *chart);
+    chart->title = title;
+    chart->y_label = y_label;
+    chart->unit = unit;
+    chart->width = PAGE_WIDTH;
+    chart->height = TIME_CHART_HEIGHT;
+    chart->t0 = d->t0;
+    chart->t1 = d->t1;
+}
+
 static void objects_chart(const plot_data *d, FILE *out, double x, double y, char *note, size_t note_size)
 {
     time_chart chart;
-    memset(&chart, 0, sizeof chart);
-    chart.title = "Live objects by type";
-    chart.y_label = "live objects";
-    chart.unit = CHART_COUNT;
-    chart.width = PAGE_WIDTH;
-    chart.height = TIME_CHART_HEIGHT;
-    chart.t0 = d->t0;
-    chart.t1 = d->t1;
+    start_time_chart(&chart, d, "Live objects by type", "live objects", CHART_COUNT);
     size_t drawn = d->t->series_count < TYPES_DRAWN ? d->t->series_count : TYPES_DRAWN;
     for (size_t i = 0; i < drawn; i++) {
         size_t s = d->type_order[i];
@@ -248,14 +255,7 @@ static void objects_chart(const plot_data *d, FILE *out, double x, double y, cha
 static void bytes_chart(const plot_data *d, FILE *out, double x, double y)
 {
     time_chart chart;
-    memset(&chart, 0, sizeof chart);
-    chart.title = "Live bytes (buffers, images, allocations)";
-    chart.y_label = "live bytes";
-    chart.unit = CHART_BYTES;
-    chart.width = PAGE_WIDTH;
-    chart.height = TIME_CHART_HEIGHT;
-    chart.t0 = d->t0;
-    chart.t1 = d->t1;
+    start_time_chart(&chart, d, "Live bytes (buffers, images, allocations)", "live bytes", CHART_BYTES);
     chart.lines[chart.line_count++] = (chart_line){"live bytes", COLOR_BYTES, &d->live_bytes, 0, 1, 1};
     static char label[96];
     if (d->live_bytes.count && d->live_bytes.max > 0) {
@@ -273,14 +273,7 @@ static void bytes_chart(const plot_data *d, FILE *out, double x, double y)
 static void memory_chart(const plot_data *d, FILE *out, double x, double y)
 {
     time_chart chart;
-    memset(&chart, 0, sizeof chart);
-    chart.title = "Process memory";
-    chart.y_label = "bytes";
-    chart.unit = CHART_BYTES;
-    chart.width = PAGE_WIDTH;
-    chart.height = TIME_CHART_HEIGHT;
-    chart.t0 = d->t0;
-    chart.t1 = d->t1;
+    start_time_chart(&chart, d, "Process memory", "bytes", CHART_BYTES);
     chart.note = "VmRSS: memory resident in RAM; VmSize: all address space mapped (from /proc/self/status at each event).";
     chart.lines[chart.line_count++] = (chart_line){"VmSize", COLOR_SIZE, &d->vm_size, 1, 0, 0};
     chart.lines[chart.line_count++] = (chart_line){"VmRSS", COLOR_RSS, &d->rss, 0, 1, 0};
