@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda_front_end.h"
+#include "../front_end_note.h"
 
 /* Handles are named by their CUDA types; allocations, which are all
  * CUdeviceptr or void * in the API, by their kind. */
@@ -66,14 +67,8 @@ uint64_t ltcu_handle_of(ltcu_type type, uint64_t key) { return key ? key ^ key_t
 
 void ltcu_note(const char *fmt, ...)
 {
-    char line[512];
-    int used = snprintf(line, sizeof line, "livetrack: CUDA: ");
     va_list args;
     va_start(args, fmt);
-    vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, args);
+    lt_front_end_vnote("CUDA", fmt, args);
     va_end(args);
-    size_t length = strlen(line);
-    line[length] = '\n';
-    line[length + 1] = '\0';
-    fputs(line, stderr); /* one call: lines from several threads never mix */
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "ze_front_end.h"
+#include "../front_end_note.h"
 
 static const char *const type_names[LTZE_TYPE_COUNT] = {
     [LTZE_CONTEXT] = "ze_context_handle_t",
@@ -50,16 +51,10 @@ void ltze_declare_types(void)
 
 void ltze_note(const char *fmt, ...)
 {
-    char line[512];
-    int used = snprintf(line, sizeof line, "livetrack: Level Zero: ");
     va_list args;
     va_start(args, fmt);
-    vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, args);
+    lt_front_end_vnote("Level Zero", fmt, args);
     va_end(args);
-    size_t length = strlen(line);
-    line[length] = '\n';
-    line[length + 1] = '\0';
-    fputs(line, stderr); /* one call: lines from several threads never mix */
 }
 
 void ltze_record_creation(const char *call, ltze_type type, const void *handle, uint64_t bytes, const void *parent,
