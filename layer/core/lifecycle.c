@@ -118,18 +118,24 @@ static void say(const char *text)
     }
 }
 
-/* Let `signal_number` take its default action in this thread now. */
-static void die_by(int signal_number)
+/* Give `signal_number` this handler and unblock it in this thread. */
+static void handle_unblocked(int signal_number, void (*handler)(int))
 {
-    struct sigaction fallback;
-    memset(&fallback, 0, sizeof fallback);
-    fallback.sa_handler = SIG_DFL;
-    sigemptyset(&fallback.sa_mask);
-    sigaction(signal_number, &fallback, NULL);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal_number, &action, NULL);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, signal_number);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* Let `signal_number` take its default action in this thread now. */
+static void die_by(int signal_number)
+{
+    handle_unblocked(signal_number, SIG_DFL);
     raise(signal_number);
 }
 
@@ -154,15 +160,7 @@ static FILE *open_crash_output(const char *pattern, char *path, size_t size)
 static void write_crash_report(int signal_number, const char *name)
 {
     crash_signal = signal_number;
-    struct sigaction watchdog;
-    memset(&watchdog, 0, sizeof watchdog);
-    watchdog.sa_handler = on_watchdog;
-    sigemptyset(&watchdog.sa_mask);
-    sigaction(SIGALRM, &watchdog, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGALRM);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    handle_unblocked(SIGALRM, on_watchdog);
     alarm(CRASH_REPORT_SECONDS);
 
     /* static: one thread, once */
