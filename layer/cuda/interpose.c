@@ -66,6 +66,20 @@ static CUresult driver_missing(ltcu_call_id id)
     return CUDA_ERROR_NOT_FOUND;
 }
 
+/* The body both wrappers share once `real` is known: call it, tracked
+ * unless interposing is off. It takes the pasted names, not the symbol:
+ * cuda.h #defines many symbols to their _v2 names, and a symbol passed on
+ * to another macro would be expanded to that. */
+#define LTCU_TRACKED_CALL(params_type, call_id, args, from)                                                 \
+    if (!ltcu_interposing())                                                                                 \
+        return real args;                                                                                    \
+    params_type tracked_params = {LTCU_UNPAREN args};                                                        \
+    ltcu_call call;                                                                                          \
+    ltcu_call_begin(&call, call_id, from, NULL, 0, NULL, &tracked_params);                                   \
+    CUresult result = real args;                                                                             \
+    ltcu_call_end(&call, &tracked_params, result);                                                           \
+    return result;
+
 #define LTCU_WRAPPERS(symbol, api, since, stream, params, args)                                             \
     typedef CUresult(CUDAAPI *pfn_##symbol) params;                                                          \
     LTCU_EXPORT CUresult CUDAAPI export_##symbol params __asm__(#symbol);                                    \
@@ -74,27 +88,13 @@ static CUresult driver_missing(ltcu_call_id id)
         pfn_##symbol real = (pfn_##symbol)ltcu_real_exported(LTCU_ID_##symbol);                              \
         if (!real)                                                                                           \
             return driver_missing(LTCU_ID_##symbol);                                                         \
-        if (!ltcu_interposing())                                                                             \
-            return real args;                                                                                \
-        symbol##_params tracked_params = {LTCU_UNPAREN args};                                                \
-        ltcu_call call;                                                                                      \
-        ltcu_call_begin(&call, LTCU_ID_##symbol, LTCU_FROM_PROGRAM, NULL, 0, NULL, &tracked_params);         \
-        CUresult result = real args;                                                                         \
-        ltcu_call_end(&call, &tracked_params, result);                                                       \
-        return result;                                                                                       \
+        LTCU_TRACKED_CALL(symbol##_params, LTCU_ID_##symbol, args, LTCU_FROM_PROGRAM)                        \
     }                                                                                                        \
     static CUresult CUDAAPI proc_##symbol params                                                             \
     {                                                                                                        \
         pfn_##symbol real = (pfn_##symbol)atomic_load_explicit(&proc_real[LTCU_ID_##symbol],                 \
                                                                memory_order_acquire);                        \
-        if (!ltcu_interposing())                                                                             \
-            return real args;                                                                                \
-        symbol##_params tracked_params = {LTCU_UNPAREN args};                                                \
-        ltcu_call call;                                                                                      \
-        ltcu_call_begin(&call, LTCU_ID_##symbol, LTCU_FROM_RUNTIME, NULL, 0, NULL, &tracked_params);         \
-        CUresult result = real args;                                                                         \
-        ltcu_call_end(&call, &tracked_params, result);                                                       \
-        return result;                                                                                       \
+        LTCU_TRACKED_CALL(symbol##_params, LTCU_ID_##symbol, args, LTCU_FROM_RUNTIME)                        \
     }
 
 LTCU_TRACKED_CALLS(LTCU_WRAPPERS)
