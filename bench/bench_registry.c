@@ -393,14 +393,9 @@ int main(int argc, char **argv)
             opt.cycles = bench_parse_long(a, v, 10, 1000000000L);
         else if (!strcmp(a, "--depth"))
             opt.depth = bench_parse_long(a, v, 0, 1000);
-        else if (!strcmp(a, "--only")) {
-            size_t s = 0;
-            while (s < 5 && strcmp(v, sections[s]))
-                s++;
-            if (s == 5)
-                bench_die("--only takes threads, live, sites, cycles or pairs, not %s", v);
-            only |= 1 << s;
-        } else
+        else if (!strcmp(a, "--only"))
+            only |= bench_parse_section(v, sections, (int)(sizeof sections / sizeof sections[0]));
+        else
             usage(2);
     }
     if (!only)

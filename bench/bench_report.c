@@ -169,14 +169,9 @@ int main(int argc, char **argv)
             sites = bench_parse_long(a, v, 1, 1L << 20);
         else if (!strcmp(a, "--repeat"))
             repeat = bench_parse_long(a, v, 0, 1000);
-        else if (!strcmp(a, "--only")) {
-            int f = 0;
-            while (f < 4 && strcmp(v, figures[f]))
-                f++;
-            if (f == 4)
-                bench_die("--only takes snapshot, text, json or exit, not %s", v);
-            only |= 1 << f;
-        } else
+        else if (!strcmp(a, "--only"))
+            only |= bench_parse_section(v, figures, (int)(sizeof figures / sizeof figures[0]));
+        else
             usage(2);
     }
     if (!only)

@@ -72,6 +72,22 @@ __attribute__((unused)) static long bench_parse_long(const char *option, const c
     return (long)value;
 }
 
+/* The bit of one section named by --only; `names` lists them in bit
+ * order, and an unknown name ends the program with the list. */
+__attribute__((unused)) static int bench_parse_section(const char *text, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(text, names[i]))
+            return 1 << i;
+    char list[256];
+    size_t used = 0;
+    for (int i = 0; i < count && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ",
+                                 names[i]);
+    bench_die("--only takes %s, not %s", list, text);
+    return 0;
+}
+
 __attribute__((unused)) static double bench_parse_double(const char *option, const char *text, double min, double max)
 {
     char *end;
