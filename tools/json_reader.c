@@ -251,6 +251,20 @@ static const char *read_string(parser *p, size_t *length_out)
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* The digits a fraction or an exponent must have: past them, or NULL
+ * (with the error at the first non-digit) when there are none. */
+static const char *skip_required_digits(parser *p, const char *c)
+{
+    if (c >= p->end || !is_digit(*c)) {
+        p->at = c;
+        fail(p, "bad number");
+        return NULL;
+    }
+    while (c < p->end && is_digit(*c))
+        c++;
+    return c;
+}
+
 static void read_number(parser *p, json_value *value)
 {
     const char *start = p->at, *c = p->at;
@@ -268,27 +282,16 @@ static void read_number(parser *p, json_value *value)
     }
     if (c < p->end && *c == '.') {
         integral = 0;
-        c++;
-        if (c >= p->end || !is_digit(*c)) {
-            p->at = c;
-            fail(p, "bad number");
+        if (!(c = skip_required_digits(p, c + 1)))
             return;
-        }
-        while (c < p->end && is_digit(*c))
-            c++;
     }
     if (c < p->end && (*c == 'e' || *c == 'E')) {
         integral = 0;
         c++;
         if (c < p->end && (*c == '+' || *c == '-'))
             c++;
-        if (c >= p->end || !is_digit(*c)) {
-            p->at = c;
-            fail(p, "bad number");
+        if (!(c = skip_required_digits(p, c)))
             return;
-        }
-        while (c < p->end && is_digit(*c))
-            c++;
     }
     /* The buffer is NUL-terminated and the grammar was checked above, so
      * strtod and strtoll stop exactly at c. */

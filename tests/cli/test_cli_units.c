@@ -58,6 +58,8 @@ static void test_json(void)
         {"\"abc", "unterminated string"},
         {"01", "text after the end"},
         {"1.", "bad number"},
+        {"2.5e", "bad number"},
+        {"1e+x", "column 4: bad number"},
         {"-", "bad number"},
         {"tru", "unexpected character"},
         {"\"\\x\"", "bad escape"},
