@@ -231,20 +231,34 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
 
 /* ---- death ------------------------------------------------------------ */
 
-/* Free nodes whose counts reached 0 and drop the holds they had on their
- * parents, which may die in turn. Parent chains are short (sub-buffer ->
- * buffer -> context), but the loop does not rely on it. */
-static void bury(lt_node *dead_parents[2])
+static void free_dead(lt_node *node);
+
+/* Drop one hold (a child's, or a pin) on `node`. Nearly always the node
+ * stays (a context outlives its buffers), so this is one atomic and no
+ * call; the holder that brings counts to 0 frees it. */
+static inline void drop_hold(lt_node *node)
+{
+    if (node && atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel) == 1)
+        free_dead(node);
+}
+
+/* Drop the holds a dead node (or a failed create) had on its parents. */
+static inline void bury(lt_node *dead_parents[2])
+{
+    drop_hold(dead_parents[0]);
+    drop_hold(dead_parents[1]);
+}
+
+/* Unlink and free nodes whose counts reached 0, dropping the holds they
+ * had on their parents, which may die in turn. Parent chains are short
+ * (sub-buffer -> buffer -> context), but the loop does not rely on it. */
+static void free_dead(lt_node *dead)
 {
     lt_node *pending[64];
     unsigned count = 0;
-    for (int i = 0; i < 2; i++)
-        if (dead_parents[i])
-            pending[count++] = dead_parents[i];
+    pending[count++] = dead;
     while (count) {
         lt_node *node = pending[--count];
-        if (atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel) != 1)
-            continue;
         uint64_t hash = lt_hash(node->domain, node->handle);
         lt_shard *shard = lt_shard_of(hash);
         lt_counted_change death = {0};
@@ -256,12 +270,12 @@ static void bury(lt_node *dead_parents[2])
         lt_spin_unlock(&shard->lock);
         note_death(&death);
         for (int i = 0; i < 2; i++) {
-            if (!grand[i])
+            if (!grand[i] || atomic_fetch_sub_explicit(&grand[i]->counts, 1, memory_order_acq_rel) != 1)
                 continue;
             if (count < sizeof pending / sizeof pending[0])
                 pending[count++] = grand[i];
             else
-                bury((lt_node *[2]){grand[i], NULL}); /* deep chains: recurse */
+                free_dead(grand[i]); /* deep chains: recurse */
         }
     }
 }
@@ -278,7 +292,7 @@ static int pin(lt_node *node)
     return counts != 0;
 }
 
-static void unpin(lt_node *node) { bury((lt_node *[2]){node, NULL}); }
+static void unpin(lt_node *node) { drop_hold(node); }
 
 /* Programs create many children of the same parent in a row (buffers of
  * one context, events of one queue): remember the last parent per thread
@@ -312,7 +326,8 @@ static lt_node *pin_cached(unsigned domain, uint64_t handle)
     return cache->node;
 }
 
-static lt_node *pin_by_lookup(unsigned domain, uint64_t handle)
+/* A parent-cache miss. Out of line: the hit path then saves no registers. */
+static __attribute__((noinline)) lt_node *pin_by_lookup(unsigned domain, uint64_t handle)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
@@ -352,6 +367,29 @@ static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_pare
 
 /* ---- public operations ------------------------------------------------- */
 
+/* The driver handed out an address we still think is live: our model of
+ * it was wrong (an object freed behind the API's back). Forget the
+ * application's references; children that still hold the old node keep it
+ * (unlinked) until they go. Returns 1 when the node was freed here (its
+ * parents, in dead_parents, then lose its holds). Caller holds the lock.
+ * Out of line: rare, and it would cost every create its registers. */
+static __attribute__((noinline)) int forget_stale(lt_shard *shard, uint64_t hash, lt_node *stale,
+                                                  lt_counted_change *death, lt_node *dead_parents[2])
+{
+    unlink_node(shard, hash, stale, death);
+    uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
+                                                  memory_order_acq_rel, memory_order_relaxed))
+        ;
+    lt_stat_replaced();
+    if (LT_HOLDERS(counts) != 0 || LT_REFS(counts) == 0)
+        return 0;
+    dead_parents[0] = stale->parents[0];
+    dead_parents[1] = stale->parents[1];
+    give_node(shard, stale);
+    return 1;
+}
+
 livetrack_status livetrack_create(const livetrack_new_object *object)
 {
     if (!object || !object->handle || object->domain <= LIVETRACK_DOMAIN_ANY ||
@@ -382,24 +420,8 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
         return LIVETRACK_NO_MEMORY;
     }
     lt_node *stale = find_linked(shard, hash, domain, object->handle);
-    if (stale) {
-        /* The driver handed out an address we still think is live: our
-         * model of it was wrong (an object freed behind the API's back).
-         * Forget the application's references; children that still hold
-         * the old node keep it (unlinked) until they go. */
-        unlink_node(shard, hash, stale, &stale_death);
-        uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
-        while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
-                                                      memory_order_acq_rel, memory_order_relaxed))
-            ;
-        if (LT_HOLDERS(counts) == 0 && LT_REFS(counts) != 0) {
-            stale_parents[0] = stale->parents[0];
-            stale_parents[1] = stale->parents[1];
-            give_node(shard, stale);
-            stale_dead = 1;
-        }
-        lt_stat_replaced();
-    }
+    if (__builtin_expect(stale != NULL, 0))
+        stale_dead = forget_stale(shard, hash, stale, &stale_death, stale_parents);
     node->handle = object->handle;
     node->domain = (uint8_t)domain;
     node->type = (uint8_t)object->type;
@@ -601,14 +623,11 @@ static int checked_still_live(const checked_object *entry, unsigned domain, uint
     return atomic_load_explicit(&entry->node->seq, memory_order_relaxed) == entry->seq;
 }
 
-livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type)
+/* A cache miss: the shard lookup, which refills the entry. Out of line so
+ * that a hit saves and restores no registers. */
+static __attribute__((noinline)) livetrack_status live_type_slow(checked_object *entry, unsigned domain,
+                                                                 uint64_t handle, livetrack_type *type)
 {
-    checked_object *entry = checked_slot(handle);
-    if (checked_still_live(entry, domain, handle)) {
-        if (type)
-            *type = entry->type;
-        return LIVETRACK_OK;
-    }
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     lt_spin_lock(&shard->lock);
@@ -621,6 +640,16 @@ livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, l
     if (node && type)
         *type = found;
     return node ? LIVETRACK_OK : LIVETRACK_UNKNOWN;
+}
+
+livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type)
+{
+    checked_object *entry = checked_slot(handle);
+    if (!checked_still_live(entry, domain, handle))
+        return live_type_slow(entry, domain, handle, type);
+    if (type)
+        *type = entry->type;
+    return LIVETRACK_OK;
 }
 
 /* Whether `object` (that very incarnation) is live; runs fn, if any,
