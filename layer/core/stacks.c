@@ -260,11 +260,12 @@ static void learn_slack(stack_entry *e, unsigned asked)
         ;
 }
 
-/* With call sites off, every (domain, type) has one frameless site. */
+/* With call sites off, every (domain, type) has one frameless site,
+ * interned the first time; after that it is one relaxed load. */
 static livetrack_stack_id frameless_site(unsigned domain, unsigned type)
 {
     livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
-    if (!id) {
+    if (__builtin_expect(!id, 0)) {
         stack_entry *created = NULL;
         id = intern(domain, type, NULL, 0, &created);
         atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
@@ -298,7 +299,10 @@ __attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, uns
     return id;
 }
 
-static livetrack_stack_id capture_kind(unsigned domain, unsigned type, int may_learn)
+/* Inlined into both entry points so that, with call sites off, taking a
+ * capture costs one call and a load. */
+static inline __attribute__((always_inline)) livetrack_stack_id capture_kind(unsigned domain, unsigned type,
+                                                                             int may_learn)
 {
     if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
         type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
