@@ -45,9 +45,30 @@ static inline uint64_t ltcl_key(const void *handle) { return (uint64_t)(uintptr_
 void ltcl_declare_types(void);
 const char *ltcl_type_name(ltcl_type type);
 
-/* The CL_INVALID_* code a call gets for a bad handle of this type, and the
- * name of a code for diagnostics. */
-cl_int ltcl_invalid_code(ltcl_type type);
+/* The CL_INVALID_* code a call gets for a bad handle of this type. Inline,
+ * so that the checks every wrapper makes fold it to a constant instead of
+ * calling out for a code they almost never use. */
+static inline cl_int ltcl_invalid_code(ltcl_type type)
+{
+    switch (type) {
+    case LTCL_CONTEXT: return CL_INVALID_CONTEXT;
+    case LTCL_QUEUE: return CL_INVALID_COMMAND_QUEUE;
+    case LTCL_MEM: return CL_INVALID_MEM_OBJECT;
+    case LTCL_PROGRAM: return CL_INVALID_PROGRAM;
+    case LTCL_KERNEL: return CL_INVALID_KERNEL;
+    case LTCL_EVENT: return CL_INVALID_EVENT;
+    case LTCL_SAMPLER: return CL_INVALID_SAMPLER;
+    case LTCL_DEVICE: return CL_INVALID_DEVICE;
+    case LTCL_COMMAND_BUFFER: return CL_INVALID_COMMAND_BUFFER_KHR;
+    case LTCL_SEMAPHORE: return CL_INVALID_SEMAPHORE_KHR;
+    case LTCL_SVM:
+    case LTCL_USM:
+    case LTCL_TYPE_COUNT: break;
+    }
+    return CL_INVALID_VALUE;
+}
+
+/* The name of a code, for diagnostics. */
 const char *ltcl_code_name(cl_int code);
 
 /* Record a creation. `parent` is held by the new object (via its own first

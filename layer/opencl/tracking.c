@@ -33,26 +33,6 @@ void ltcl_declare_types(void) { livetrack_declare_types(LIVETRACK_DOMAIN_OPENCL,
 
 const char *ltcl_type_name(ltcl_type type) { return type < LTCL_TYPE_COUNT ? type_names[type] : "OpenCL object"; }
 
-cl_int ltcl_invalid_code(ltcl_type type)
-{
-    switch (type) {
-    case LTCL_CONTEXT: return CL_INVALID_CONTEXT;
-    case LTCL_QUEUE: return CL_INVALID_COMMAND_QUEUE;
-    case LTCL_MEM: return CL_INVALID_MEM_OBJECT;
-    case LTCL_PROGRAM: return CL_INVALID_PROGRAM;
-    case LTCL_KERNEL: return CL_INVALID_KERNEL;
-    case LTCL_EVENT: return CL_INVALID_EVENT;
-    case LTCL_SAMPLER: return CL_INVALID_SAMPLER;
-    case LTCL_DEVICE: return CL_INVALID_DEVICE;
-    case LTCL_COMMAND_BUFFER: return CL_INVALID_COMMAND_BUFFER_KHR;
-    case LTCL_SEMAPHORE: return CL_INVALID_SEMAPHORE_KHR;
-    case LTCL_SVM:
-    case LTCL_USM:
-    case LTCL_TYPE_COUNT: break;
-    }
-    return CL_INVALID_VALUE;
-}
-
 const char *ltcl_code_name(cl_int code)
 {
     switch (code) {
@@ -165,9 +145,11 @@ ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, 
 {
     uint32_t refs_left = 1;
     livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), &refs_left, call);
-    if (status == LIVETRACK_OK && refs_left == 0)
+    if (status != LIVETRACK_OK)
+        return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
+    if (refs_left == 0)
         ltcl_note_released(type, handle);
-    return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
+    return LTCL_COUNTED;
 }
 
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused)
