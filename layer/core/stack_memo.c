@@ -39,9 +39,13 @@ typedef struct memo_entry {
     uint8_t slots;    /* return addresses checked: frames[1..slots] */
     uint8_t answered; /* 1 once it answered a capture */
     livetrack_stack_id id;
-    /* Where frames[i + 1] is kept (bytes above key.frame), and its value. */
-    uint32_t offset[MEMO_FRAMES];
-    uintptr_t value[MEMO_FRAMES];
+    /* Where frames[i + 1] is kept, and its value. An absolute address is
+     * right because key.frame is part of the key; keeping the address next
+     * to its value puts both in one cache line and saves an add a slot. */
+    struct memo_slot {
+        const uintptr_t *where;
+        uintptr_t value;
+    } slot[MEMO_FRAMES];
 } memo_entry;
 
 typedef struct memo_set {
@@ -132,10 +136,18 @@ static int same_key(const lt_memo_key *a, const lt_memo_key *b)
  * redzones: then the words are compared and the entry simply misses). */
 __attribute__((no_sanitize("address", "thread"))) static int slots_hold(const memo_entry *entry)
 {
-    for (unsigned i = 0; i < entry->slots; i++)
-        if (*(const uintptr_t *)(entry->key.frame + entry->offset[i]) != entry->value[i])
+    /* Four slots per branch: a hit reads every slot anyway, and a miss
+     * (rare once learned) may as well finish its group of four. */
+    const struct memo_slot *slot = entry->slot;
+    unsigned i = 0, count = entry->slots;
+    for (; i + 4 <= count; i += 4)
+        if ((*slot[i].where ^ slot[i].value) | (*slot[i + 1].where ^ slot[i + 1].value) |
+            (*slot[i + 2].where ^ slot[i + 2].value) | (*slot[i + 3].where ^ slot[i + 3].value))
             return 0;
-    return 1;
+    uintptr_t differ = 0;
+    for (; i < count; i++)
+        differ |= *slot[i].where ^ slot[i].value;
+    return differ == 0;
 }
 
 livetrack_stack_id lt_memo_find(const lt_memo_key *key)
@@ -145,7 +157,11 @@ livetrack_stack_id lt_memo_find(const lt_memo_key *key)
     if (!memo || memo == NO_MEMO)
         return 0;
     memo_set *set = set_for(memo, key);
-    for (unsigned way = 0; way < MEMO_WAYS; way++) {
+    /* The way that answered last first: two callers at one spot usually
+     * come in runs, and a way with the same key but the other caller's
+     * slots costs a compare of its slots. */
+    for (unsigned i = 0; i < MEMO_WAYS; i++) {
+        unsigned way = (set->recent + i) % MEMO_WAYS;
         memo_entry *entry = &set->ways[way];
         if (entry->state == ENTRY_LEARNED && same_key(&entry->key, key) && slots_hold(entry)) {
             set->recent = (uint8_t)way;
@@ -185,11 +201,9 @@ __attribute__((noinline)) static int learn_slots(memo_entry *entry, const thread
         /* The call that left `ip` pushed it just below this frame's
          * stack pointer (x86-64). */
         uintptr_t slot = (uintptr_t)sp - sizeof(uintptr_t);
-        if (slot < entry->key.frame || slot + sizeof(uintptr_t) > memo->stack_high ||
-            slot - entry->key.frame > UINT32_MAX)
+        if (slot < entry->key.frame || slot + sizeof(uintptr_t) > memo->stack_high)
             return 0;
-        entry->offset[next - 1] = (uint32_t)(slot - entry->key.frame);
-        entry->value[next - 1] = frames[next];
+        entry->slot[next - 1] = (struct memo_slot){(const uintptr_t *)slot, frames[next]};
         next++;
     }
     if (next != count)
