@@ -369,7 +369,9 @@ int main(int argc, char **argv)
     int layer = clGetExtensionFunctionAddressForPlatform(env.platform, "clReportLiveObjectsIntelFPGA") != NULL;
     const char *stack_depth = getenv("LIVETRACK_STACK_DEPTH");
     printf("# bench_opencl platform \"%s\" device \"%s\"\n", platform_name, device_name);
-    printf("# layer %s\n", layer ? "yes" : "no");
+    /* The floor side of bench/run: bench/passthrough_layer.c answers this. */
+    int passthrough = clGetExtensionFunctionAddressForPlatform(env.platform, "livetrackBenchPassthroughLayer") != NULL;
+    printf("# layer %s\n", layer ? "yes" : passthrough ? "passthrough" : "no");
     printf("# stack_depth %s (LIVETRACK_STACK_DEPTH; frames below main: %ld)\n",
            stack_depth && *stack_depth ? stack_depth : "default", depth);
     printf("# loop iterations ns_per_iteration direct_ns_per_iteration\n");

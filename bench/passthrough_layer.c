@@ -1,0 +1,79 @@
+/*
+ * bench/passthrough_layer.c: an OpenCL ICD layer that forwards every call
+ * and does nothing else. bench/run loads it through OPENCL_LAYERS as the
+ * "floor" side of the OpenCL rounds: what any layer costs, whatever it
+ * does, because the loader now calls through one more dispatch table and
+ * one more function per entry. Measured beside livetrack in the same
+ * rounds, it splits livetrack's overhead into the part every layer pays
+ * and the part that is livetrack's own work. Not installed, not a test.
+ *
+ * The wrappers come from the layer's own table of entry points
+ * (layer/opencl/entry_points.h), so the floor has exactly the entries, and
+ * the parameter lists, that livetrack wraps.
+ */
+#include <CL/cl_layer.h>
+#include <string.h>
+
+#include "entry_points.h"
+
+static const struct _cl_icd_dispatch *next;
+static struct _cl_icd_dispatch table;
+
+/* The row's "on refusal" tells a void function (clSVMFree) from the rest. */
+#define FORWARD_CODE(call) return call;
+#define FORWARD_ERRCODE(call) return call;
+#define FORWARD_NIL(call) return call;
+#define FORWARD_NOTHING(call) call;
+
+#define FORWARD(name, ret, refuse, params, args, ...) \
+    static ret CL_API_CALL name##_forward params { FORWARD_##refuse(next->name args) }
+#define NO_FORWARD(name)
+LTCL_DISPATCH_TABLE(FORWARD, NO_FORWARD)
+
+/* bench_opencl asks for this name to tell that the floor layer is the one
+ * loaded (and that one is loaded at all); any other name is forwarded. */
+#define MARKER_NAME "livetrackBenchPassthroughLayer"
+static void marker(void) {}
+
+static void *CL_API_CALL lookup_forward(cl_platform_id platform, const char *function_name)
+{
+    if (function_name && !strcmp(function_name, MARKER_NAME))
+        return (void *)marker;
+    return next->clGetExtensionFunctionAddressForPlatform(platform, function_name);
+}
+
+__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
+clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    static const char name[] = "livetrack bench: pass-through layer (forwards every call)";
+    cl_layer_api_version version = CL_LAYER_API_VERSION_100;
+    const void *value = param_name == CL_LAYER_API_VERSION ? (const void *)&version : (const void *)name;
+    size_t size = param_name == CL_LAYER_API_VERSION ? sizeof version : sizeof name;
+    if (param_name != CL_LAYER_API_VERSION && param_name != CL_LAYER_NAME)
+        return CL_INVALID_VALUE;
+    if (param_value && param_value_size < size)
+        return CL_INVALID_VALUE;
+    if (param_value)
+        memcpy(param_value, value, size);
+    if (param_value_size_ret)
+        *param_value_size_ret = size;
+    return CL_SUCCESS;
+}
+
+__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
+clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
+            const struct _cl_icd_dispatch **layer_dispatch_ret)
+{
+    const cl_uint entries = sizeof table / sizeof(void *);
+    if (!target_dispatch || !num_entries_ret || !layer_dispatch_ret || num_entries < entries)
+        return CL_INVALID_VALUE;
+    next = target_dispatch;
+    memcpy(&table, target_dispatch, sizeof table);
+#define INSTALL(name, ...) table.name = name##_forward;
+#define KEEP(name)
+    LTCL_DISPATCH_TABLE(INSTALL, KEEP)
+    table.clGetExtensionFunctionAddressForPlatform = lookup_forward;
+    *num_entries_ret = entries;
+    *layer_dispatch_ret = &table;
+    return CL_SUCCESS;
+}
