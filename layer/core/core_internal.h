@@ -6,6 +6,7 @@
 #ifndef LIVETRACK_CORE_INTERNAL_H
 #define LIVETRACK_CORE_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,7 +63,16 @@ typedef struct lt_settings {
     int crash_report;        /* LIVETRACK_CRASH_REPORT */
 } lt_settings;
 
-const lt_settings *lt_get_settings(void);
+/* The settings, read from the environment the first time anyone asks and
+ * fixed from then on. Inline because the hot path asks on every create
+ * and release: after the first call it is one load. */
+extern _Atomic(const lt_settings *) lt_settings_ready; /* settings.c: set once loaded */
+const lt_settings *lt_load_settings(void);
+static inline const lt_settings *lt_get_settings(void)
+{
+    const lt_settings *settings = atomic_load_explicit(&lt_settings_ready, memory_order_acquire);
+    return settings ? settings : lt_load_settings();
+}
 
 /* ---- process lifecycle (lifecycle.c registers these with pthread_atfork) ----
  * Each module takes every lock it owns before fork() and drops them after,

@@ -139,15 +139,12 @@ static void load(void)
 
 /* Set once the table is loaded: the hot path (stack depth on every
  * create) then pays one load instead of a pthread_once call. */
-static _Atomic(const lt_settings *) ready;
+_Atomic(const lt_settings *) lt_settings_ready;
 
-const lt_settings *lt_get_settings(void)
+const lt_settings *lt_load_settings(void)
 {
-    const lt_settings *settings = atomic_load_explicit(&ready, memory_order_acquire);
-    if (settings)
-        return settings;
     pthread_once(&loaded, load);
-    atomic_store_explicit(&ready, &current, memory_order_release);
+    atomic_store_explicit(&lt_settings_ready, &current, memory_order_release);
     return &current;
 }
 
