@@ -44,7 +44,8 @@ static inline void tc_child_free(tc_child *child)
 }
 
 /* environ without the names in `unset` and the LIVETRACK_* variables
- * (unless keep_livetrack), plus the "NAME=value" strings of `set`. */
+ * (unless keep_livetrack), plus the "NAME=value" strings of `set`; a bare
+ * "NAME" in `set` removes that name, as in `unset`. */
 static inline char **tc_make_env(const char *const *set, const char *const *unset, int keep_livetrack)
 {
     size_t n = 0, extra = 0;
@@ -69,7 +70,8 @@ static inline char **tc_make_env(const char *const *set, const char *const *unse
             env[used++] = environ[i];
     }
     for (size_t j = 0; j < extra; j++)
-        env[used++] = (char *)set[j];
+        if (strchr(set[j], '='))
+            env[used++] = (char *)set[j];
     env[used] = NULL;
     return env;
 }

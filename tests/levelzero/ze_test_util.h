@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "child_process.h"
 
 /* The first driver and its first device; exits when there is none. */
 static inline void zt_open(ze_driver_handle_t *driver, ze_device_handle_t *device)
@@ -130,29 +130,7 @@ static inline size_t zt_count(const char *text, const char *needle)
 static inline int zt_run(char *const argv[], const char *const changes[], const char *stdout_path,
                          const char *stderr_path)
 {
-    size_t count = 0, change_count = 0;
-    while (environ[count])
-        count++;
-    while (changes && changes[change_count])
-        change_count++;
-    char **env = calloc(count + change_count + 1, sizeof *env);
-    if (!env)
-        return -1;
-    size_t used = 0;
-    for (size_t i = 0; i < count; i++) {
-        int replaced = 0;
-        for (size_t c = 0; c < change_count; c++) {
-            size_t name_length = strcspn(changes[c], "=");
-            if (strncmp(environ[i], changes[c], name_length) == 0 && environ[i][name_length] == '=')
-                replaced = 1;
-        }
-        if (!replaced)
-            env[used++] = environ[i];
-    }
-    for (size_t c = 0; c < change_count; c++)
-        if (strchr(changes[c], '='))
-            env[used++] = (char *)changes[c];
-    env[used] = NULL;
+    char **env = tc_make_env(changes, NULL, 1);
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
