@@ -674,15 +674,20 @@ static size_t describe(module *m, Dwarf_Addr pc, const char *fallback_name, live
     Dwarf_Die function_die;
     int have_function_die = 0;
 
-    if (dm) {
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *unit = dm ? dwfl_module_addrdie(dm, pc, &bias) : NULL;
+    /* libdw answers with the nearest unit even for an address in a hole
+     * of its ranges, and then with that unit's last line: _start (from
+     * crt1.o, no DWARF) sits between main in .text.startup and the rest
+     * of main's unit, and was given a line of main's file. Code that no
+     * unit covers has no source location. */
+    if (unit && dwarf_haspc(unit, pc - bias) != 0) { /* -1, an error: keep libdw's answer */
         Dwfl_Line *line = dwfl_module_getsrc(dm, pc);
         if (line)
             where.file = dwfl_lineinfo(line, NULL, &where.line, &where.column, NULL, NULL);
 
-        Dwarf_Addr bias = 0;
-        Dwarf_Die *unit = dwfl_module_addrdie(dm, pc, &bias);
         Dwarf_Die *scopes = NULL;
-        int depth = unit ? dwarf_getscopes(unit, pc - bias, &scopes) : 0;
+        int depth = dwarf_getscopes(unit, pc - bias, &scopes);
         int inlined = 0;
         for (int i = 0; i < depth && !inlined; i++)
             inlined = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
