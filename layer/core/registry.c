@@ -294,6 +294,16 @@ static int pin(lt_node *node)
 
 static void unpin(lt_node *node) { drop_hold(node); }
 
+/* Whether a node remembered by a per-thread cache (with the seq it had
+ * then) still is that object: not recycled for another (seq) and not
+ * replaced under the same handle while children keep it (linked). Both
+ * read without the shard lock; see registry_internal.h. */
+static inline int still_that_object(const lt_node *node, uint64_t seq)
+{
+    return atomic_load_explicit(&node->seq, memory_order_relaxed) == seq &&
+           __atomic_load_n(&node->linked, __ATOMIC_RELAXED);
+}
+
 /* Programs create many children of the same parent in a row (buffers of
  * one context, events of one queue): remember the last parent per thread
  * and skip its shard lock and hash walk. */
@@ -317,8 +327,7 @@ static lt_node *pin_cached(unsigned domain, uint64_t handle)
      * Only a node still linked is the live object for its handle; since
      * we hold a pin it cannot be recycled, so linked now means linked
      * when the pin was taken. */
-    if (atomic_load_explicit(&cache->node->seq, memory_order_relaxed) != cache->seq ||
-        !__atomic_load_n(&cache->node->linked, __ATOMIC_RELAXED)) {
+    if (!still_that_object(cache->node, cache->seq)) {
         unpin(cache->node); /* recycled for another object, or replaced */
         cache->node = NULL;
         return NULL;
@@ -617,10 +626,8 @@ static int checked_still_live(const checked_object *entry, unsigned domain, uint
     /* Acquire: a node recycled since shows its new seq below (create
      * stores seq before it publishes counts with release order). Counts
      * not 0 and still linked: live (held by the program or its children). */
-    if (!atomic_load_explicit(&entry->node->counts, memory_order_acquire) ||
-        !__atomic_load_n(&entry->node->linked, __ATOMIC_RELAXED))
-        return 0;
-    return atomic_load_explicit(&entry->node->seq, memory_order_relaxed) == entry->seq;
+    return atomic_load_explicit(&entry->node->counts, memory_order_acquire) != 0 &&
+           still_that_object(entry->node, entry->seq);
 }
 
 /* A cache miss: the shard lookup, which refills the entry. Out of line so
