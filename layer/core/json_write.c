@@ -5,7 +5,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-
 #include <string.h>
 
 #include "json_write.h"
