@@ -85,6 +85,9 @@ void lt_stacks_unlock_all(void);
 void lt_timeline_lock(void);       /* timeline.c */
 void lt_timeline_unlock(void);
 void lt_timeline_after_fork_child(void); /* reopens a %p timeline for the child's pid */
+/* A fatal signal's handler: wait (bounded) for the row being written and
+ * keep the timeline locked until the process ends, so no row is torn. */
+void lt_timeline_hold_for_crash(void);
 void lt_history_lock(void);        /* peak.c and misuse.c; taken before the registry's */
 void lt_history_unlock(void);
 void lt_symbols_lock(void);        /* symbols.c; taken last */

@@ -18,7 +18,9 @@
  * nobody else handles them (their action is the default when livetrack
  * loads), a handler writes the report as of the crash and then lets the
  * signal take its default course: the process dies of the same signal,
- * with the same exit status and core dump. Signals a program or a
+ * with the same exit status and core dump. The handler first holds the
+ * timeline's lock until the end, so the CSV never ends in a torn row
+ * (timeline.c). Signals a program or a
  * sanitizer handles itself are left to it; a program that installs its
  * own handler later replaces ours, and we never see those signals.
  *
@@ -162,6 +164,9 @@ static void write_crash_report(int signal_number, const char *name)
     crash_signal = signal_number;
     handle_unblocked(SIGALRM, on_watchdog);
     alarm(CRASH_REPORT_SECONDS);
+    /* The timeline ends with a whole row, and no row comes after the
+     * report's totals were taken. */
+    lt_timeline_hold_for_crash();
 
     /* static: one thread, once */
     static char path[4096], line[sizeof path + 160];

@@ -3,11 +3,17 @@
  * live counts after it and the process's memory from /proc/self/status.
  *
  * Each row is formatted in full and handed to one write() on a file opened
- * with O_APPEND, and nothing is buffered in the process: a crash loses at
- * most the row being written, and rows of several threads (or of a forked
- * child sharing the file) never interleave. Rows are numbered and written
- * under one mutex, so their order is the order of the events; the timeline
- * is opt-in and this lock is never taken when it is off.
+ * with O_APPEND, and nothing is buffered in the process, so rows of several
+ * threads (or of a forked child sharing the file) never interleave. Rows
+ * are numbered and written under one mutex, so their order is the order of
+ * the events; the timeline is opt-in and this lock is never taken when it
+ * is off.
+ *
+ * A crash must not tear the last row either. When a process dies, the
+ * kernel cuts short a write() in flight at a page boundary of the file
+ * (a ~120-byte row straddles one now and then), so the fatal-signal
+ * handler takes the mutex and keeps it until the process is gone: no
+ * thread is then inside write(), and none starts one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -37,6 +44,9 @@ static const char *const metric_names[METRIC_COUNT] = {"VmSize:", "VmRSS:", "VmD
 static const char *const event_names[] = {"create", "retain", "release", "destroy", "misuse"};
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+/* The thread holding the mutex (0: none), so a crash handler running on
+ * that very thread does not wait for itself. */
+static _Atomic uintptr_t row_writer;
 static int csv_fd = -1;
 static int status_fd = -1;
 static uint64_t rows;
@@ -136,6 +146,7 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
         pthread_mutex_unlock(&mutex);
         return;
     }
+    atomic_store_explicit(&row_writer, (uintptr_t)pthread_self(), memory_order_relaxed);
     lt_registry_live_totals(&live_objects, &live_bytes);
     read_metrics(metrics);
     double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
@@ -149,7 +160,26 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
     memcpy(previous, metrics, sizeof previous);
     if (length > 0)
         write_all(csv_fd, row, (size_t)length < sizeof row ? (size_t)length : sizeof row - 1);
+    atomic_store_explicit(&row_writer, 0, memory_order_relaxed);
     pthread_mutex_unlock(&mutex);
+}
+
+void lt_timeline_hold_for_crash(void)
+{
+    if (!lt_timeline_on)
+        return;
+    /* Interrupted between lock and unlock: this thread's write() is
+     * either done or not begun, and the others already wait. */
+    if (atomic_load_explicit(&row_writer, memory_order_relaxed) == (uintptr_t)pthread_self())
+        return;
+    /* A row takes microseconds; the bound is for a writer stopped for
+     * good (a debugger, a thread stuck in a full disk's write). */
+    struct timespec pause = {0, 1000 * 1000};
+    for (int waited_ms = 0; waited_ms < 500; waited_ms++) {
+        if (pthread_mutex_trylock(&mutex) == 0)
+            return; /* never unlocked: the process is about to end */
+        nanosleep(&pause, NULL);
+    }
 }
 
 void lt_timeline_lock(void) { pthread_mutex_lock(&mutex); }
