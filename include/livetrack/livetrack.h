@@ -33,7 +33,7 @@ extern "C" {
 
 #define LIVETRACK_VERSION_MAJOR 0
 #define LIVETRACK_VERSION_MINOR 3
-#define LIVETRACK_VERSION_PATCH 0
+#define LIVETRACK_VERSION_PATCH 1
 
 /* The API an object belongs to. Handles are keyed by (domain, handle). */
 typedef enum livetrack_domain {
@@ -175,6 +175,14 @@ LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_
  * makes on every object argument (nothing converted; objects the thread
  * checked lately are answered without a lock). */
 LIVETRACK_API livetrack_status livetrack_live_type(livetrack_domain domain, uint64_t handle, livetrack_type *type);
+
+/* Whether a handle that is not live now was released lately, and the
+ * type it had: LIVETRACK_OK with *type, or LIVETRACK_UNKNOWN (live, never
+ * seen, or released too long ago: each of the registry's 64 shards
+ * remembers its last 128 deaths). Front ends use it to tell a released
+ * handle from a number where an argument could be either. */
+LIVETRACK_API livetrack_status livetrack_released_type(livetrack_domain domain, uint64_t handle,
+                                                       livetrack_type *type);
 
 /* True while the very object described (same handle and creation number)
  * is still live. */

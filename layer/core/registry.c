@@ -228,6 +228,18 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
     return state;
 }
 
+livetrack_status livetrack_released_type(livetrack_domain domain, uint64_t handle, livetrack_type *type)
+{
+    if ((unsigned)domain >= LIVETRACK_DOMAIN_COUNT)
+        return LIVETRACK_BAD_ARGUMENT;
+    lt_released released;
+    if (lt_object_history(domain, handle, &released) != LT_OBJECT_RELEASED)
+        return LIVETRACK_UNKNOWN;
+    if (type)
+        *type = released.type;
+    return LIVETRACK_OK;
+}
+
 
 /* ---- death ------------------------------------------------------------ */
 

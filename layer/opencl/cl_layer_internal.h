@@ -164,10 +164,6 @@ cl_int ltcl_refuse_argument(const char *call, const char *what, long index, ltcl
                             cl_int code);
 cl_int ltcl_check_device_slow(const char *call, const char *what, long index, const void *device);
 cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, size_t size, const void *value);
-/* The program released its last reference to `handle` (tracking.c tells
- * validation.c, which remembers memory objects, samplers and queues for
- * clSetKernelArg). */
-void ltcl_note_released(ltcl_type type, const void *handle);
 
 /* Whether `handle` is live, and as what: one shard lock, nothing else
  * (livetrack_lookup would also describe the whole object). */

@@ -143,12 +143,9 @@ ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, c
 
 ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
-    uint32_t refs_left = 1;
-    livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), &refs_left, call);
+    livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, call);
     if (status != LIVETRACK_OK)
         return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
-    if (refs_left == 0)
-        ltcl_note_released(type, handle);
     return LTCL_COUNTED;
 }
 

@@ -24,7 +24,6 @@
  *   - a device that is not a live sub-device while the root devices of
  *     every platform are not known (see tracking.c).
  */
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,32 +97,17 @@ cl_int ltcl_check_device_slow(const char *call, const char *what, long index, co
 
 /* ---- clSetKernelArg ----------------------------------------------------- */
 
-/* Handles of memory objects, samplers and queues the program released
- * recently, remembered by value: a lossy, direct-mapped set (a newer
- * release overwrites an older one in its slot). It answers one question
- * the registry cannot: is this pointer-sized kernel argument, which is not
- * a live handle, a released one or just a number? Each slot holds the
- * handle with its type in the top byte (user-space addresses fit in 56
- * bits; a handle that does not is not remembered). */
-#define RELEASED_SLOTS 4096u
-static _Atomic uint64_t released_slots[RELEASED_SLOTS];
-
-static unsigned released_slot(uint64_t key) { return (unsigned)((key >> 4) ^ (key >> 16) ^ (key >> 28)) % RELEASED_SLOTS; }
-
-void ltcl_note_released(ltcl_type type, const void *handle)
-{
-    uint64_t key = ltcl_key(handle);
-    if ((type != LTCL_MEM && type != LTCL_SAMPLER && type != LTCL_QUEUE) || key >> 56)
-        return;
-    atomic_store_explicit(&released_slots[released_slot(key)], key | (uint64_t)type << 56, memory_order_relaxed);
-}
-
-/* The type of a remembered released handle, or LTCL_TYPE_COUNT. */
+/* The type of a memory object, sampler or queue handle the program
+ * released lately, or LTCL_TYPE_COUNT: the registry remembers recent
+ * deaths (its graveyard), which answers the one question a live lookup
+ * cannot here: is this pointer-sized kernel argument a released handle
+ * or just a number? Nothing is recorded for it on the release path. */
 static ltcl_type released_type(const void *handle)
 {
-    uint64_t key = ltcl_key(handle);
-    uint64_t slot = atomic_load_explicit(&released_slots[released_slot(key)], memory_order_relaxed);
-    return slot && (slot & ((UINT64_C(1) << 56) - 1)) == key ? (ltcl_type)(slot >> 56) : LTCL_TYPE_COUNT;
+    livetrack_type type;
+    if (livetrack_released_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &type) != LIVETRACK_OK)
+        return LTCL_TYPE_COUNT;
+    return type == LTCL_MEM || type == LTCL_SAMPLER || type == LTCL_QUEUE ? (ltcl_type)type : LTCL_TYPE_COUNT;
 }
 
 typedef enum arg_kind { ARG_UNKNOWN, ARG_VALUE, ARG_OBJECT } arg_kind;

@@ -1,5 +1,5 @@
 /*
- * Directed tests of the registry's semantics: kept-alive objects,
+ * Directed tests of the registry's semantics: kept-alive objects, recently released handles,
  * VIA_FIRST_PARENT, stale replacement, bad arguments, owners, bounded
  * memory, and the text of the leak report (written on demand and at exit).
  */
@@ -97,6 +97,60 @@ static long snapshot_index(const livetrack_snapshot *snapshot, uint64_t handle)
         if (livetrack_snapshot_at(snapshot, i)->handle == handle)
             return (long)i;
     return -1;
+}
+
+/* ---- recently released ------------------------------------------------- */
+
+static livetrack_status released_type(uint64_t handle, livetrack_type *type)
+{
+    *type = 99;
+    return livetrack_released_type(LIVETRACK_DOMAIN_USER, handle, type);
+}
+
+static void test_released_type(void)
+{
+    livetrack_type type;
+    uint64_t never = new_handle();
+    CHECK_EQ_INT(released_type(never, &type), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(type, 99);
+
+    /* live, then kept alive by a child: not released yet */
+    uint64_t program = make(T_PROG, 0);
+    uint64_t kernel = make(T_KERNEL, program);
+    CHECK_EQ_INT(released_type(program, &type), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(release(program), LIVETRACK_OK);
+    CHECK_EQ_INT(released_type(program, &type), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(release(kernel), LIVETRACK_OK);
+    CHECK_EQ_INT(released_type(kernel, &type), LIVETRACK_OK);
+    CHECK_EQ_INT(type, T_KERNEL);
+    CHECK_EQ_INT(released_type(program, &type), LIVETRACK_OK);
+    CHECK_EQ_INT(type, T_PROG);
+
+    /* the handle comes back as another type: live again, then the newest
+     * death answers */
+    CHECK_EQ_INT(create_full(program, T_MEM, 0, 0, 0, 0, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(released_type(program, &type), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(release(program), LIVETRACK_OK);
+    CHECK_EQ_INT(released_type(program, &type), LIVETRACK_OK);
+    CHECK_EQ_INT(type, T_MEM);
+
+    /* destroyed (no reference count) counts as released too */
+    uint64_t event = make(T_EVENT, 0);
+    CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_EVENT, event, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(released_type(event, &type), LIVETRACK_OK);
+    CHECK_EQ_INT(type, T_EVENT);
+
+    /* memory is bounded: 128 deaths per shard, so after 64 x 512 more the
+     * old ones are forgotten (each shard gets ~512, never near 128) */
+    for (int i = 0; i < 64 * 512; i++)
+        CHECK_EQ_INT(release(make(T_MEM, 0)), LIVETRACK_OK);
+    CHECK_EQ_INT(released_type(kernel, &type), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(released_type(event, &type), LIVETRACK_UNKNOWN);
+
+    CHECK_EQ_INT(livetrack_released_type(LIVETRACK_DOMAIN_COUNT, kernel, &type), LIVETRACK_BAD_ARGUMENT);
+    uint64_t buffer = make(T_MEM, 0);
+    CHECK_EQ_INT(release(buffer), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_released_type(LIVETRACK_DOMAIN_USER, buffer, NULL), LIVETRACK_OK);
 }
 
 /* ---- kept alive ------------------------------------------------------------ */
@@ -824,6 +878,7 @@ int main(int argc, char **argv)
     test_exit_report();
     test_leak_report();
     test_kept_alive();
+    test_released_type();
     test_parents();
     test_replacement();
     test_bad_arguments();
