@@ -1,7 +1,8 @@
 /*
- * Directed tests of the registry's semantics: kept-alive objects, recently released handles,
- * VIA_FIRST_PARENT, stale replacement, bad arguments, owners, bounded
- * memory, and the text of the leak report (written on demand and at exit).
+ * Directed tests of the registry's semantics: kept-alive objects,
+ * recently released handles, VIA_FIRST_PARENT, stale replacement, bad
+ * arguments, owners, bounded memory, and the text of the leak report
+ * (written on demand and at exit).
  */
 #include <errno.h>
 #include <stdint.h>
