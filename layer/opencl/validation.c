@@ -97,6 +97,13 @@ cl_int ltcl_check_device_slow(const char *call, const char *what, long index, co
 
 /* ---- clSetKernelArg ----------------------------------------------------- */
 
+/* The object types a kernel argument can take: memory objects (buffers,
+ * images, pipes), samplers and device queues. */
+static int takes_kernel_argument(unsigned type)
+{
+    return type == LTCL_MEM || type == LTCL_SAMPLER || type == LTCL_QUEUE;
+}
+
 /* The type of a memory object, sampler or queue handle the program
  * released lately, or LTCL_TYPE_COUNT: the registry remembers recent
  * deaths (its graveyard), which answers the one question a live lookup
@@ -107,7 +114,7 @@ static ltcl_type released_type(const void *handle)
     livetrack_type type;
     if (livetrack_released_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &type) != LIVETRACK_OK)
         return LTCL_TYPE_COUNT;
-    return type == LTCL_MEM || type == LTCL_SAMPLER || type == LTCL_QUEUE ? (ltcl_type)type : LTCL_TYPE_COUNT;
+    return takes_kernel_argument(type) ? (ltcl_type)type : LTCL_TYPE_COUNT;
 }
 
 typedef enum arg_kind { ARG_UNKNOWN, ARG_VALUE, ARG_OBJECT } arg_kind;
@@ -162,8 +169,7 @@ cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, 
         return CL_SUCCESS; /* a NULL buffer is allowed */
     livetrack_object object;
     livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object);
-    if (status == LIVETRACK_OK &&
-        (object.type == LTCL_MEM || object.type == LTCL_SAMPLER || object.type == LTCL_QUEUE))
+    if (status == LIVETRACK_OK && takes_kernel_argument(object.type))
         return CL_SUCCESS;
     /* Asking the driver needs a kernel it still has: in transparent mode
      * a bad kernel got this far. */
