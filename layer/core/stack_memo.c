@@ -21,6 +21,7 @@
 #define MEMO_SETS 16u /* per thread */
 #define MEMO_WAYS 2u  /* stacks remembered per set: two callers at one spot both hit */
 #define MEMO_FRAMES 32u /* stacks of more frames are not remembered */
+_Static_assert(MEMO_FRAMES % 4u == 0, "slots_hold compares four slots at a time");
 /* Learning walks a set may waste (entries replaced before they answered
  * once) before it learns only every LEARN_BACKOFF-th miss: a spot reached
  * through ever different callers costs little more than no memo at all. */
@@ -36,7 +37,7 @@ typedef enum {
 typedef struct memo_entry {
     lt_memo_key key;
     uint8_t state;
-    uint8_t slots;    /* return addresses checked: frames[1..slots] */
+    uint8_t slots;    /* slots checked: frames[1..count), then fillers to a multiple of 4 */
     uint8_t answered; /* 1 once it answered a capture */
     livetrack_stack_id id;
     /* Where frames[i + 1] is kept, and its value. An absolute address is
@@ -60,6 +61,9 @@ typedef struct thread_memo {
     uintptr_t stack_low, stack_high; /* this thread's pthread stack */
     memo_set sets[MEMO_SETS];
 } thread_memo;
+
+/* What a filler slot points at: it always holds its value, 0. */
+static const uintptr_t filler_word = 0;
 
 /* A block that could not be made: do not try again on every capture. */
 #define NO_MEMO ((thread_memo *)1)
@@ -136,18 +140,20 @@ static int same_key(const lt_memo_key *a, const lt_memo_key *b)
  * redzones: then the words are compared and the entry simply misses). */
 __attribute__((no_sanitize("address", "thread"))) static int slots_hold(const memo_entry *entry)
 {
-    /* Four slots per branch: a hit reads every slot anyway, and a miss
+    /* Four slots per branch (learn_slots pads the count to a multiple of
+     * four with filler_word): a hit reads every slot anyway, and a miss
      * (rare once learned) may as well finish its group of four. */
-    const struct memo_slot *slot = entry->slot;
-    unsigned i = 0, count = entry->slots;
-    for (; i + 4 <= count; i += 4)
-        if ((*slot[i].where ^ slot[i].value) | (*slot[i + 1].where ^ slot[i + 1].value) |
-            (*slot[i + 2].where ^ slot[i + 2].value) | (*slot[i + 3].where ^ slot[i + 3].value))
+    const struct memo_slot *slot = entry->slot, *end = entry->slot + entry->slots;
+    for (; slot < end; slot += 4)
+        if ((*slot[0].where ^ slot[0].value) | (*slot[1].where ^ slot[1].value) | (*slot[2].where ^ slot[2].value) |
+            (*slot[3].where ^ slot[3].value))
             return 0;
-    uintptr_t differ = 0;
-    for (; i < count; i++)
-        differ |= *slot[i].where ^ slot[i].value;
-    return differ == 0;
+    return 1;
+}
+
+static int entry_answers(const memo_entry *entry, const lt_memo_key *key)
+{
+    return entry->state == ENTRY_LEARNED && same_key(&entry->key, key) && slots_hold(entry);
 }
 
 livetrack_stack_id lt_memo_find(const lt_memo_key *key)
@@ -160,16 +166,16 @@ livetrack_stack_id lt_memo_find(const lt_memo_key *key)
     /* The way that answered last first: two callers at one spot usually
      * come in runs, and a way with the same key but the other caller's
      * slots costs a compare of its slots. */
-    for (unsigned i = 0; i < MEMO_WAYS; i++) {
-        unsigned way = (set->recent + i) % MEMO_WAYS;
-        memo_entry *entry = &set->ways[way];
-        if (entry->state == ENTRY_LEARNED && same_key(&entry->key, key) && slots_hold(entry)) {
-            set->recent = (uint8_t)way;
-            entry->answered = 1;
-            return entry->id;
-        }
+    unsigned recent = set->recent;
+    memo_entry *entry = &set->ways[recent];
+    if (!entry_answers(entry, key)) {
+        entry = &set->ways[recent ^ 1u];
+        if (!entry_answers(entry, key))
+            return 0;
+        set->recent = (uint8_t)(recent ^ 1u);
     }
-    return 0;
+    entry->answered = 1;
+    return entry->id;
 #else
     (void)key;
     return 0;
@@ -208,7 +214,10 @@ __attribute__((noinline)) static int learn_slots(memo_entry *entry, const thread
     }
     if (next != count)
         return 0;
-    entry->slots = (uint8_t)(count - 1);
+    unsigned slots = count - 1;
+    for (; slots % 4; slots++)
+        entry->slot[slots] = (struct memo_slot){&filler_word, 0};
+    entry->slots = (uint8_t)slots;
     return slots_hold(entry);
 }
 #endif

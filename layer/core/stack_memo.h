@@ -47,8 +47,10 @@ livetrack_stack_id lt_memo_find(const lt_memo_key *key);
 /* After a full walk gave frames[0..count) and `id` for this key: remember
  * it, once the key has come twice (a thread creating from ever new stack
  * depths should not pay for learning what it never reuses). Must be
- * called from the capturing function itself (frames[1] is its return
- * address); it walks the stack again to find the slots. */
+ * called on the capturing function's stack, from it or a function it
+ * calls: frames[1] is the capturing function's return address, and the
+ * memo walks the stack again, up to that frame and beyond, to find the
+ * slots. */
 void lt_memo_offer(const lt_memo_key *key, const uintptr_t *frames, unsigned count, livetrack_stack_id id);
 
 #endif

@@ -273,30 +273,52 @@ static livetrack_stack_id frameless_site(unsigned domain, unsigned type)
     return id;
 }
 
+/* What a full walk may teach (nothing under a registry lock). */
+enum { LEARN_NOTHING, LEARN_SLACK, LEARN_ALL };
+
+/* What capture() hands its slow half: all of it in memory, so that
+ * capture() keeps nothing in saved registers across the memo lookup. */
+typedef struct capture_request {
+    lt_memo_key key; /* its kind is domain << 8 | type */
+    int learn;       /* offer the walk to the memo and the slack */
+} capture_request;
+
+/* The slow half of a capture, when the memo did not answer: walk the
+ * stack into `frames` (capture()'s array), intern it, let the memo learn
+ * it. The walk starts here, so it is taken one frame deeper and its first
+ * frame dropped: what remains starts, as the memo expects, with a return
+ * address inside capture() and then capture()'s own return address. */
+__attribute__((noinline)) static livetrack_stack_id walk_and_intern(void **frames, const capture_request *request)
+{
+    stack_entry *created = NULL;
+    atomic_fetch_add_explicit(&full_walks, 1, memory_order_relaxed);
+    int count = unw_backtrace(frames, (int)request->key.asked + 1) - 1;
+    if (count < 0)
+        count = 0;
+    const uintptr_t *stack = (const uintptr_t *)frames + 1;
+    livetrack_stack_id id = intern(request->key.kind >> 8, request->key.kind & 0xffu, stack, (unsigned)count, &created);
+    if (request->learn == LEARN_ALL)
+        lt_memo_offer(&request->key, stack, (unsigned)count, id);
+    /* Only for a new stack, and never under a registry lock: telling
+     * internal frames apart takes the symbolizer's lock. */
+    if (created && request->learn != LEARN_NOTHING)
+        learn_slack(created, request->key.asked);
+    return id;
+}
+
 /* Not inlined: the memo keys on this function's own frame and return
- * address, which must be those unw_backtrace sees as frames[0..1]. */
+ * address. A memo hit costs this function a key and a lookup. */
 __attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, unsigned type, long depth, int use_memo,
                                                             int may_learn)
 {
-    stack_entry *created = NULL;
-    void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK * 2];
+    void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK * 2 + 1]; /* + 1: walk_and_intern's own frame */
     unsigned asked = (unsigned)depth + atomic_load_explicit(&learned_slack, memory_order_relaxed);
-    lt_memo_key key = {(uintptr_t)frames, (uintptr_t)__builtin_return_address(0), domain << 8 | type, asked};
-    livetrack_stack_id id = use_memo ? lt_memo_find(&key) : 0;
-    if (id)
-        return id;
-    atomic_fetch_add_explicit(&full_walks, 1, memory_order_relaxed);
-    int count = unw_backtrace(frames, (int)asked);
-    if (count < 0)
-        count = 0;
-    id = intern(domain, type, (const uintptr_t *)frames, (unsigned)count, &created);
-    if (use_memo && may_learn)
-        lt_memo_offer(&key, (const uintptr_t *)frames, (unsigned)count, id);
-    /* Only for a new stack, and never under a registry lock: telling
-     * internal frames apart takes the symbolizer's lock. */
-    if (created && may_learn)
-        learn_slack(created, asked);
-    return id;
+    capture_request request = {
+        .key = {(uintptr_t)frames, (uintptr_t)__builtin_return_address(0), domain << 8 | type, asked},
+        .learn = !may_learn ? LEARN_NOTHING : use_memo ? LEARN_ALL : LEARN_SLACK,
+    };
+    livetrack_stack_id id = use_memo ? lt_memo_find(&request.key) : 0;
+    return id ? id : walk_and_intern(frames, &request);
 }
 
 /* Inlined into both entry points so that, with call sites off, taking a
