@@ -14,10 +14,12 @@
  *                   an application
  *   --library PATH  the interposer (default: the one built with this)
  *
- * Prints one line per operation: the median ns per iteration over all
- * samples without and with the interposer, their ratio, and `norm`: the
- * same ratio after dividing each sample by a twin loop timed moments
- * later in the same child that calls the fake driver's functions directly
+ * Prints one line per operation, in the form bench/run reads from every
+ * front end's benchmark ("bench_cuda: <calls> without X ns with Y ns
+ * ratio R norm N"): the median ns per iteration over all samples without
+ * and with the interposer, their ratio, and `norm`: the same ratio after
+ * dividing each sample by a twin loop timed moments later in the same
+ * child that calls the fake driver's functions directly
  * (fake_cuda_direct, past any interposer). This machine's speed drifts;
  * the twin cancels most of it. Settings such as LIVETRACK_STACK_DEPTH are
  * passed on to the children.
@@ -50,6 +52,7 @@ typedef struct driver {
 
 typedef struct operation {
     const char *name;
+    const char *calls; /* as bench/run prints it */
     void (*run)(const driver *d, long iterations);
     int through_proc_address; /* the interposed side fetches its functions with cuGetProcAddress */
 } operation;
@@ -96,11 +99,11 @@ static void untracked_call(const driver *d, long iterations)
 }
 
 static const operation operations[] = {
-    {"mem_alloc_free", mem_alloc_free, 0},
-    {"stream_create_destroy", stream_create_destroy, 0},
-    {"event_create_destroy", event_create_destroy, 0},
-    {"proc_alloc_free", mem_alloc_free, 1},
-    {"untracked_call", untracked_call, 0},
+    {"mem_alloc_free", "cuMemAlloc + cuMemFree", mem_alloc_free, 0},
+    {"stream_create_destroy", "cuStreamCreate + cuStreamDestroy", stream_create_destroy, 0},
+    {"event_create_destroy", "cuEventCreate + cuEventDestroy", event_create_destroy, 0},
+    {"proc_alloc_free", "cuMemAlloc + cuMemFree via cuGetProcAddress", mem_alloc_free, 1},
+    {"untracked_call", "cuCtxGetCurrent (not wrapped)", untracked_call, 0},
 };
 #define OPERATION_COUNT (sizeof operations / sizeof operations[0])
 
@@ -295,14 +298,13 @@ int main(int argc, char **argv)
     printf("# bench_cuda: fake libcuda.so.1, %ld rounds x %ld samples x %ld iterations, depth %ld, "
            "LIVETRACK_STACK_DEPTH=%s, %.1f s\n",
            rounds, samples, iterations, depth, stack_depth ? stack_depth : "(default)", (bench_now_ns() - start) / 1e9);
-    printf("%-22s %13s %13s %7s %7s %12s\n", "operation", "median_ns_off", "median_ns_on", "ratio", "norm",
-           "added_ns");
     for (size_t o = 0; o < OPERATION_COUNT; o++) {
         samples_of *off = &results[o][0], *on = &results[o][1];
         double off_ns = bench_median(off->ns, off->count), on_ns = bench_median(on->ns, on->count);
         double norm = bench_median(on->relative, on->count) / bench_median(off->relative, off->count);
-        printf("%-22s %13.1f %13.1f %7.3f %7.3f %12.1f\n", operations[o].name, off_ns, on_ns, on_ns / off_ns, norm,
-               on_ns - off_ns);
+        /* The line bench/run reads from every front end's benchmark. */
+        printf("bench_cuda: %-44s without %8.1f ns  with %8.1f ns  ratio %5.2f  norm %5.2f\n", operations[o].calls,
+               off_ns, on_ns, on_ns / off_ns, norm);
         free(off->ns);
         free(off->relative);
         free(on->ns);
