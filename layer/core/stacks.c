@@ -76,6 +76,13 @@ typedef struct cached_stack {
 } cached_stack;
 static _Thread_local cached_stack thread_cache[THREAD_CACHE_SIZE];
 
+/* A kind of object as one number, for hashing and for the memo's key:
+ * domain and type (at most LIVETRACK_MAX_TYPES, so 8 bits are enough). */
+static inline unsigned kind_of(unsigned domain, unsigned type) { return domain << 8 | type; }
+static inline unsigned kind_domain(unsigned kind) { return kind >> 8; }
+static inline unsigned kind_type(unsigned kind) { return kind & 0xffu; }
+_Static_assert(LIVETRACK_MAX_TYPES <= 0xffu, "kind_of keeps the type in 8 bits");
+
 static uint64_t hash_stack(unsigned kind, const uintptr_t *frames, unsigned depth)
 {
     /* Frames are mixed independently (rotate and add, no multiply chain
@@ -183,7 +190,7 @@ static int same(const stack_entry *e, uint64_t hash, unsigned domain, unsigned t
 static livetrack_stack_id intern(unsigned domain, unsigned type, const uintptr_t *frames, unsigned depth,
                                  stack_entry **created)
 {
-    uint64_t hash = hash_stack(domain << 8 | type, frames, depth);
+    uint64_t hash = hash_stack(kind_of(domain, type), frames, depth);
     cached_stack *cached = &thread_cache[hash & (THREAD_CACHE_SIZE - 1)];
     if (cached->entry && same(cached->entry, hash, domain, type, frames, depth))
         return cached->entry->id;
@@ -279,7 +286,7 @@ enum { LEARN_NOTHING, LEARN_SLACK, LEARN_ALL };
 /* What capture() hands its slow half: all of it in memory, so that
  * capture() keeps nothing in saved registers across the memo lookup. */
 typedef struct capture_request {
-    lt_memo_key key; /* its kind is domain << 8 | type */
+    lt_memo_key key; /* its kind is kind_of(domain, type) */
     int learn;       /* offer the walk to the memo and the slack */
 } capture_request;
 
@@ -296,7 +303,8 @@ __attribute__((noinline)) static livetrack_stack_id walk_and_intern(void **frame
     if (count < 0)
         count = 0;
     const uintptr_t *stack = (const uintptr_t *)frames + 1;
-    livetrack_stack_id id = intern(request->key.kind >> 8, request->key.kind & 0xffu, stack, (unsigned)count, &created);
+    unsigned kind = request->key.kind;
+    livetrack_stack_id id = intern(kind_domain(kind), kind_type(kind), stack, (unsigned)count, &created);
     if (request->learn == LEARN_ALL)
         lt_memo_offer(&request->key, stack, (unsigned)count, id);
     /* Only for a new stack, and never under a registry lock: telling
@@ -314,7 +322,7 @@ __attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, uns
     void *frames[LT_MAX_STACK_DEPTH + LT_STACK_SLACK * 2 + 1]; /* + 1: walk_and_intern's own frame */
     unsigned asked = (unsigned)depth + atomic_load_explicit(&learned_slack, memory_order_relaxed);
     capture_request request = {
-        .key = {(uintptr_t)frames, (uintptr_t)__builtin_return_address(0), domain << 8 | type, asked},
+        .key = {(uintptr_t)frames, (uintptr_t)__builtin_return_address(0), kind_of(domain, type), asked},
         .learn = !may_learn ? LEARN_NOTHING : use_memo ? LEARN_ALL : LEARN_SLACK,
     };
     livetrack_stack_id id = use_memo ? lt_memo_find(&request.key) : 0;
