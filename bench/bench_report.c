@@ -7,8 +7,9 @@
  *                symbolization included
  *   exit         the process's real exit: from exit() until the parent
  *                sees it gone, with whatever LIVETRACK_OUTPUT, LIVETRACK_JSON
- *                and LIVETRACK_EXIT_REPORT say (bench/run sets them to
- *                /dev/null, both, always)
+ *                and LIVETRACK_EXIT_REPORT say (bench/run measures it with
+ *                the text report to /dev/null, then with text and JSON
+ *                written to files)
  *
  * Each figure is first measured "cold" in a forked child, where nothing has
  * been symbolized yet, as at a real exit (this is the figure the 1 s target

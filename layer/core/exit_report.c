@@ -23,23 +23,50 @@
 #include "core_internal.h"
 #include "report_writers.h"
 
-/* Open a %p path for writing; NULL (and a message) when it cannot be. */
-static FILE *open_output(const char *pattern, const char *what, int fall_back_to_stderr)
+/* A report file with a buffer of its own: with 10^6 leaked objects the
+ * JSON is ~200 MB, and stdio's default 4 KiB buffer made that ~50000
+ * write calls (~0.2 s to a file on a VM measured, 33 ms in 1 MiB writes). */
+#define OUTPUT_BUFFER ((size_t)1 << 20)
+
+typedef struct report_file {
+    FILE *file;
+    char *buffer;
+} report_file;
+
+/* Open a %p path for writing; file NULL (and a message) when it cannot be. */
+static report_file open_output(const char *pattern, const char *what, int fall_back_to_stderr)
 {
     char path[4096];
-    FILE *file = NULL;
+    report_file out = {NULL, NULL};
     int error = ENAMETOOLONG;
     if (lt_expand_path(pattern, path, sizeof path)) {
-        file = fopen(path, "w");
+        out.file = fopen(path, "w");
         error = errno;
     }
-    if (!file) {
+    if (!out.file) {
         if (fall_back_to_stderr)
             lt_diag("cannot write the %s to \"%s\"; writing it to stderr", what, pattern);
         else
             lt_diag("cannot write the %s to \"%s\": %s", what, pattern, strerror(error));
+        return out;
     }
-    return file;
+    out.buffer = lt_malloc(OUTPUT_BUFFER); /* none: stdio's own, only slower */
+    if (out.buffer && setvbuf(out.file, out.buffer, _IOFBF, OUTPUT_BUFFER) != 0) {
+        lt_free(out.buffer);
+        out.buffer = NULL;
+    }
+    return out;
+}
+
+/* fclose's result (errno as fclose left it): whether everything buffered
+ * reached the file. */
+static int close_output(report_file *out)
+{
+    int status = fclose(out->file);
+    int error = errno;
+    lt_free(out->buffer); /* only after fclose: stdio writes from it until then */
+    errno = error;
+    return status;
 }
 
 __attribute__((destructor)) static void exit_report(void)
@@ -55,19 +82,22 @@ __attribute__((destructor)) static void exit_report(void)
         flags |= LIVETRACK_REPORT_ALWAYS;
 
     if (text && (model.leaked_objects || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
-        FILE *out = settings->output ? open_output(settings->output, "report", 1) : NULL;
+        report_file out = {NULL, NULL};
+        if (settings->output)
+            out = open_output(settings->output, "report", 1);
+        FILE *file = out.file ? out.file : stderr;
         if (model.leaked_objects || (flags & LIVETRACK_REPORT_ALWAYS))
-            lt_report_write_text(out ? out : stderr, &model, flags);
+            lt_report_write_text(file, &model, flags);
         else
-            lt_report_write_peak_text(out ? out : stderr, &model);
-        if (out)
-            fclose(out);
+            lt_report_write_peak_text(file, &model);
+        if (out.file)
+            close_output(&out);
     }
     if (settings->json) {
-        FILE *out = open_output(settings->json, "JSON report", 0);
-        if (out) {
-            lt_report_write_json(out, &model, flags);
-            if (fclose(out))
+        report_file out = open_output(settings->json, "JSON report", 0);
+        if (out.file) {
+            lt_report_write_json(out.file, &model, flags);
+            if (close_output(&out))
                 lt_diag("writing the JSON report to \"%s\" failed: %s", settings->json, strerror(errno));
         }
     }
