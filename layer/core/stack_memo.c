@@ -20,6 +20,7 @@
 
 #define MEMO_SETS 16u /* per thread */
 #define MEMO_WAYS 2u  /* stacks remembered per set: two callers at one spot both hit */
+_Static_assert(MEMO_WAYS == 2u, "lt_memo_find tries the recent way, then the other (recent ^ 1)");
 #define MEMO_FRAMES 32u /* stacks of more frames are not remembered */
 _Static_assert(MEMO_FRAMES % 4u == 0, "slots_hold compares four slots at a time");
 /* Learning walks a set may waste (entries replaced before they answered
