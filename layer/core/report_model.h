@@ -37,7 +37,7 @@ typedef struct lt_report_site {
     size_t group;             /* its frames: model->groups */
     long suppression;         /* index of the pattern that suppressed it, -1: none */
     uint64_t objects, bytes;
-    uint64_t first_seq;       /* its oldest object, for a stable order */
+    uint64_t first_seq;       /* its oldest object (a peak site: its lowest stack id), for a stable order */
     lt_report_kind *kinds;    /* its types, largest first */
     size_t kind_count, kind_capacity;
     size_t examples[LT_REPORT_EXAMPLES]; /* snapshot indexes, oldest first */

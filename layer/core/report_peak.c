@@ -49,14 +49,18 @@ int lt_report_peak_build(lt_report_model *model)
             groups_seen = seen;
         }
         if (!site_of_group[group]) {
-            lt_report_site *site = &model->peak_sites[model->peak_site_count++];
-            site->group = (size_t)group;
-            site->suppression = -1;
-            site->first_seq = i; /* entries come in a stable order: keep it for ties */
+            lt_report_site *fresh = &model->peak_sites[model->peak_site_count++];
+            fresh->group = (size_t)group;
+            fresh->suppression = -1;
+            /* Ties go to the call site seen first (stack ids are given in
+             * order), not to where peak.c's hash table put them. */
+            fresh->first_seq = entry->stack;
             site_of_group[group] = model->peak_site_count;
         }
-        if (!lt_report_site_add(&model->peak_sites[site_of_group[group] - 1], entry->domain, entry->type,
-                                entry->bytes, entry->objects))
+        lt_report_site *site = &model->peak_sites[site_of_group[group] - 1];
+        if (entry->stack < site->first_seq)
+            site->first_seq = entry->stack;
+        if (!lt_report_site_add(site, entry->domain, entry->type, entry->bytes, entry->objects))
             goto out_of_memory;
     }
     lt_free(site_of_group);
