@@ -15,7 +15,8 @@
 #define PER_SITE 4
 static const char *const type_names[SITES] = {"tie_0", "tie_1", "tie_2", "tie_3",
                                               "tie_4", "tie_5", "tie_6", "tie_7"};
-/* First use of each site, deliberately neither its line nor its id order. */
+/* The order of first use: not the sites' order in the source, so only the
+ * first-use rule (stack ids are given in that order) lists them so. */
 static const unsigned first_use[SITES] = {5, 2, 7, 0, 3, 6, 1, 4};
 
 /* One creating function per site, so each has a stack of its own. The
