@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "livetrack/livetrack.h"
 
 #ifndef LIVETRACK_SOURCE_DIR
 #error "LIVETRACK_SOURCE_DIR must name the source tree (set by CMake)"
@@ -183,6 +184,33 @@ static inline int rt_check_json(const char *report, const char *const *checks)
     if (!ok)
         fprintf(stderr, "  JSON check of %s failed (exit %d):\n%s%s", report, child.status, child.out, child.err);
     rt_child_free(&child);
+    return ok;
+}
+
+/* Write this process's JSON report (livetrack_write_report with `flags`,
+ * no mark) to a new temporary file and check it as rt_check_json does. The
+ * file and its directory are removed when the checks hold and kept (named
+ * in the checker's complaint) when they do not. */
+static inline int rt_check_own_json(unsigned flags, const char *const *checks)
+{
+    char dir[] = "/tmp/livetrack-report-XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "  mkdtemp %s: %s\n", dir, strerror(errno));
+        return 0;
+    }
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    FILE *file = fopen(path, "w");
+    if (!file) {
+        fprintf(stderr, "  cannot write %s: %s\n", path, strerror(errno));
+        rmdir(dir);
+        return 0;
+    }
+    livetrack_write_report(file, LIVETRACK_FORMAT_JSON, flags, 0);
+    int ok = fclose(file) == 0 && rt_check_json(path, checks);
+    if (ok) {
+        unlink(path);
+        rmdir(dir);
+    }
     return ok;
 }
 
