@@ -1,8 +1,9 @@
 /*
  * bench_registry: the registry alone (liblivetrack linked directly, USER
  * domain, no OpenCL): operations per second by thread count and live-set
- * size, bytes per live object, bytes per unique call site, and RSS growth
- * over a million create/release cycles.
+ * size, bytes per live object, bytes per unique call site, RSS growth
+ * over a million create/release cycles, and what the host charges for a
+ * cache line going from one thread to another and back.
  *
  * Usage: bench_registry [options]   (--help lists them)
  *
@@ -21,6 +22,8 @@
  * and bench/run builds its table from these.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,16 +192,65 @@ static double median_rate(long threads, int shared_parent, int pairs)
     return bench_median(rates, (size_t)n);
 }
 
+/* ---- what a shared line costs here --------------------------------------- */
+
+/* Whether threads gain depends less on livetrack's instruction count than
+ * on the host: every registry operation writes a line (its shard's lock,
+ * and a create the creation counter) that another thread may have written
+ * last. So the threads figures come with the price of one line going from
+ * a thread to another and back, measured by two threads handing a flag to
+ * each other, in the same process and minutes as the figures it explains. */
+#define ROUND_TRIPS 20000L
+
+static _Alignas(64) _Atomic long ping_flag;
+
+static void *ping_partner(void *arg)
+{
+    (void)arg;
+    for (long i = 0; i < ROUND_TRIPS; i++) {
+        while (atomic_load_explicit(&ping_flag, memory_order_acquire) != 2 * i + 1)
+            ;
+        atomic_store_explicit(&ping_flag, 2 * i + 2, memory_order_release);
+    }
+    return NULL;
+}
+
+static double line_round_trip_ns(void)
+{
+    double samples[5];
+    for (int s = 0; s < 5; s++) {
+        pthread_t partner;
+        atomic_store(&ping_flag, 0);
+        if (pthread_create(&partner, NULL, ping_partner, NULL))
+            bench_die("pthread_create failed");
+        double begin = bench_now_ns();
+        for (long i = 0; i < ROUND_TRIPS; i++) {
+            atomic_store_explicit(&ping_flag, 2 * i + 1, memory_order_release);
+            while (atomic_load_explicit(&ping_flag, memory_order_acquire) != 2 * i + 2)
+                ;
+        }
+        samples[s] = (bench_now_ns() - begin) / (double)ROUND_TRIPS;
+        pthread_join(partner, NULL);
+    }
+    return bench_median(samples, 5);
+}
+
 static void measure_threads(void)
 {
     double pair_rate = median_rate(1, 0, 1);
     printf("pair_ns_t1 %.1f ns\n", 2e9 / pair_rate);
+    int several = 0;
     for (size_t i = 0; i < opt.thread_count; i++) {
         long threads = opt.threads[i];
+        several |= threads > 1;
         printf("ops_disjoint_t%ld %.0f ops/s\n", threads, median_rate(threads, 0, 0));
         printf("ops_shared_parent_t%ld %.0f ops/s\n", threads, median_rate(threads, 1, 0));
         fflush(stdout);
     }
+    /* Two spinning threads on one CPU would measure the scheduler. */
+    cpu_set_t allowed;
+    if (several && sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 1)
+        printf("line_round_trip_ns %.1f ns\n", line_round_trip_ns());
 }
 
 /* ---- live-set size ----------------------------------------------------- */
