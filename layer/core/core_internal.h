@@ -75,12 +75,12 @@ static inline const lt_settings *lt_get_settings(void)
 }
 
 /* ---- snapshots (snapshot.c) ---- */
-/* Start loading object `index` of a snapshot (nothing when out of range).
- * A walk in creation order jumps between the shards' stretches of the copy,
- * more streams than the hardware prefetcher follows, so each object of a
- * large snapshot was a cache miss; the report's walks ask a few ahead. */
-void lt_snapshot_prefetch(const livetrack_snapshot *snapshot, size_t index);
-#define LT_SNAPSHOT_PREFETCH_AHEAD 16
+/* For a walk in creation order (oldest first: from the last index down),
+ * at `index`: start loading the object the walk reaches a few steps later
+ * (nothing near the end). Such a walk jumps between the shards' stretches
+ * of the copy, more streams than the hardware prefetcher follows, so each
+ * object of a large snapshot was a cache miss. */
+void lt_snapshot_prefetch_oldest_first(const livetrack_snapshot *snapshot, size_t index);
 
 /* ---- process lifecycle (lifecycle.c registers these with pthread_atfork) ----
  * Each module takes every lock it owns before fork() and drops them after,

@@ -268,8 +268,7 @@ static void put_objects(FILE *out, const lt_report_model *model)
     fputs_unlocked("  \"objects\": [", out);
     /* Oldest first, the order the program made them in. */
     for (size_t n = 0, i = model->count; i-- > 0; n++) {
-        if (i >= LT_SNAPSHOT_PREFETCH_AHEAD)
-            lt_snapshot_prefetch(model->snapshot, i - LT_SNAPSHOT_PREFETCH_AHEAD);
+        lt_snapshot_prefetch_oldest_first(model->snapshot, i);
         const livetrack_object *object = livetrack_snapshot_at(model->snapshot, i);
         object_line line;
         line.at = line.text;

@@ -361,8 +361,7 @@ static int build(builder *b)
     }
     /* Oldest first, so each site's examples are its oldest objects. */
     for (size_t i = model->count; i-- > 0;) {
-        if (i >= LT_SNAPSHOT_PREFETCH_AHEAD)
-            lt_snapshot_prefetch(model->snapshot, i - LT_SNAPSHOT_PREFETCH_AHEAD);
+        lt_snapshot_prefetch_oldest_first(model->snapshot, i);
         const livetrack_object *object = livetrack_snapshot_at(model->snapshot, i);
         if (!object->refs) {
             model->kept_objects++;

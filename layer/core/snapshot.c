@@ -146,11 +146,13 @@ const livetrack_object *livetrack_snapshot_at(const livetrack_snapshot *snapshot
     return snapshot && index < snapshot->count ? &snapshot->objects[snapshot->order[index]] : NULL;
 }
 
-void lt_snapshot_prefetch(const livetrack_snapshot *snapshot, size_t index)
+#define PREFETCH_AHEAD 16 /* objects; ~1.5 KiB of copy in flight */
+
+void lt_snapshot_prefetch_oldest_first(const livetrack_snapshot *snapshot, size_t index)
 {
-    if (!snapshot || index >= snapshot->count)
+    if (!snapshot || index < PREFETCH_AHEAD || index - PREFETCH_AHEAD >= snapshot->count)
         return;
-    const char *object = (const char *)&snapshot->objects[snapshot->order[index]];
+    const char *object = (const char *)&snapshot->objects[snapshot->order[index - PREFETCH_AHEAD]];
     __builtin_prefetch(object);
     __builtin_prefetch(object + sizeof(livetrack_object) - 1); /* 96 bytes: it may span two lines */
 }
