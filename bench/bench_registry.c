@@ -206,6 +206,7 @@ static double median_rate(long threads, int shared_parent, int pairs)
  * wake up). Timed from its start, 2x10^4 round trips read 0.7-2 us on the
  * Zen 5 VM where 2x10^5 read 0.43-0.49 us. */
 #define WARM_UP_TRIPS 5000L
+#define ROUND_TRIP_SAMPLES 5 /* the median is reported */
 
 static _Alignas(64) _Atomic long ping_flag;
 
@@ -231,8 +232,8 @@ static void hand_flag(long from, long to)
 
 static double line_round_trip_ns(void)
 {
-    double samples[5];
-    for (int s = 0; s < 5; s++) {
+    double samples[ROUND_TRIP_SAMPLES];
+    for (int s = 0; s < ROUND_TRIP_SAMPLES; s++) {
         pthread_t partner;
         atomic_store(&ping_flag, 0);
         if (pthread_create(&partner, NULL, ping_partner, NULL))
@@ -243,7 +244,7 @@ static double line_round_trip_ns(void)
         samples[s] = (bench_now_ns() - begin) / (double)ROUND_TRIPS;
         pthread_join(partner, NULL);
     }
-    return bench_median(samples, 5);
+    return bench_median(samples, ROUND_TRIP_SAMPLES);
 }
 
 static void measure_threads(void)
