@@ -9,7 +9,8 @@
  *   refs     - references the application holds through the API
  *              (create = 1, +1 per retain, -1 per release).
  *   holders  - live child objects that keep this object alive implicitly
- *              (a kernel holds its program, a buffer its context, ...).
+ *              (a kernel holds its program, a buffer its context, ...),
+ *              and keepers (livetrack_keep_alive).
  *   An object is live while refs + holders > 0. An object with refs == 0
  *   and holders > 0 was released by the application and is only "kept
  *   alive" by its children: it is not a leak of its own.
@@ -120,6 +121,19 @@ LIVETRACK_API livetrack_status livetrack_release(livetrack_domain domain, livetr
  * that are not reference counted). */
 LIVETRACK_API livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle,
                                                  const char *call);
+
+/* A driver may keep an object beyond the application's last release for a
+ * reason the registry cannot see as a child: an OpenCL event stays until
+ * the callbacks set on it have run, and they may still use it. A keeper
+ * holds the object like a child does, so after that release it is kept
+ * alive (valid to use, not a leak of its own) until the keeper is let go.
+ * Returns NULL when (domain, handle) is not live. */
+typedef struct livetrack_keeper livetrack_keeper;
+LIVETRACK_API livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle);
+
+/* Drop a keeper's hold: the object dies here if nothing else keeps it.
+ * Each keeper is let go once; NULL is ignored. */
+LIVETRACK_API void livetrack_let_go(livetrack_keeper *keeper);
 
 /* ---- call sites ----------------------------------------------------------
  * Each create captures the native stack (LIVETRACK_STACK_DEPTH frames,

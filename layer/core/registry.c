@@ -386,6 +386,23 @@ static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_pare
     return held;
 }
 
+/* A keeper is the node it holds: held, the node cannot be recycled. */
+livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle)
+{
+    if (domain <= LIVETRACK_DOMAIN_ANY || domain >= LIVETRACK_DOMAIN_COUNT)
+        return NULL;
+    uint64_t hash = lt_hash(domain, handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, domain, handle);
+    if (node && !pin(node))
+        node = NULL;
+    lt_spin_unlock(&shard->lock);
+    return (livetrack_keeper *)node;
+}
+
+void livetrack_let_go(livetrack_keeper *keeper) { drop_hold((lt_node *)keeper); }
+
 /* ---- public operations ------------------------------------------------- */
 
 /* The driver handed out an address we still think is live: our model of

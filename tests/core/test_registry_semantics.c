@@ -1,6 +1,6 @@
 /*
  * Directed tests of the registry's semantics: kept-alive objects,
- * recently released handles, VIA_FIRST_PARENT, stale replacement, bad
+ * keepers, recently released handles, VIA_FIRST_PARENT, stale replacement, bad
  * arguments, owners, bounded memory, a large snapshot's memory, and the
  * text of the leak report (written on demand and at exit).
  */
@@ -237,6 +237,51 @@ static void test_kept_alive(void)
     CHECK(!is_live(mem));
     CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_UNKNOWN);
     CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_UNKNOWN);
+    CHECK_EQ_INT(live_objects(), base);
+}
+
+/* ---- keepers ------------------------------------------------------------------ */
+
+static void test_keepers(void)
+{
+    uint64_t base = live_objects();
+    /* nothing to keep: never created, a bad domain, released */
+    CHECK(livetrack_keep_alive(LIVETRACK_DOMAIN_USER, new_handle()) == NULL);
+    uint64_t gone = make(T_EVENT, 0);
+    CHECK(livetrack_keep_alive(LIVETRACK_DOMAIN_ANY, gone) == NULL);
+    CHECK(livetrack_keep_alive(LIVETRACK_DOMAIN_COUNT, gone) == NULL);
+    CHECK_EQ_INT(release(gone), LIVETRACK_OK);
+    CHECK(livetrack_keep_alive(LIVETRACK_DOMAIN_USER, gone) == NULL);
+    livetrack_let_go(NULL);
+
+    /* an event with two callbacks pending, released by the program: kept
+     * alive, not the program's to release again, gone with the last */
+    uint64_t queue = make(T_QUEUE, 0);
+    uint64_t event = make(T_EVENT, queue);
+    livetrack_keeper *first = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, event);
+    livetrack_keeper *second = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, event);
+    CHECK(first != NULL && second != NULL);
+    check_counts(event, 1, 2);
+    CHECK_EQ_INT(release(event), LIVETRACK_OK);
+    check_counts(event, 0, 2);
+    CHECK_EQ_INT(release(event), LIVETRACK_NOT_OWNED);
+    livetrack_type type;
+    CHECK_EQ_INT(livetrack_live_type(LIVETRACK_DOMAIN_USER, event, &type), LIVETRACK_OK);
+    CHECK_EQ_INT(type, T_EVENT);
+    livetrack_let_go(first);
+    check_counts(event, 0, 1);
+    livetrack_let_go(second);
+    CHECK(!is_live(event));
+    CHECK_EQ_INT(released_type(event, &type), LIVETRACK_OK);
+    check_counts(queue, 1, 0); /* the event's hold on its queue went with it */
+
+    /* let go before the program's release: an ordinary object again */
+    event = make(T_EVENT, queue);
+    livetrack_let_go(livetrack_keep_alive(LIVETRACK_DOMAIN_USER, event));
+    check_counts(event, 1, 0);
+    CHECK_EQ_INT(release(event), LIVETRACK_OK);
+    CHECK(!is_live(event));
+    CHECK_EQ_INT(release(queue), LIVETRACK_OK);
     CHECK_EQ_INT(live_objects(), base);
 }
 
@@ -939,6 +984,7 @@ int main(int argc, char **argv)
     test_exit_report();
     test_leak_report();
     test_kept_alive();
+    test_keepers();
     test_released_type();
     test_parents();
     test_replacement();
