@@ -320,7 +320,7 @@
     X(clSetEventCallback, cl_int, CODE,                                                                              \
       (cl_event event, cl_int command_exec_callback_type, void(CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *),   \
        void *user_data),                                                                                             \
-      (event, command_exec_callback_type, pfn_notify, user_data), OBJ(EVENT, event), PASS, ())                       \
+      (event, command_exec_callback_type, pfn_notify, user_data), OBJ(EVENT, event), CUSTOM, ())                     \
     X(clCreateSubBuffer, cl_mem, ERRCODE,                                                                            \
       (cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info,  \
        cl_int *errcode_ret),                                                                                         \

@@ -2,11 +2,22 @@
  * Implicit retains: a child keeps its parent alive after the application
  * released the parent. The parent stays live with refs 0 and holders 1
  * (one per live child), a Report lists it after the child (it is older),
- * and releasing the last child removes both.
+ * and releasing the last child removes both. A callback set on an event
+ * holds it the same way until it has run.
  */
+#include <stdatomic.h>
+#include <time.h>
+
 #include "cl_test_util.h"
 
 static const char *kernel_source = "__kernel void k(__global int *a) { a[0] = 1; }\n";
+
+static void CL_CALLBACK count_callback(cl_event event, cl_int status, void *runs)
+{
+    (void)event;
+    (void)status;
+    atomic_fetch_add((atomic_int *)runs, 1);
+}
 
 /* Live with these app references and children. */
 #define EXPECT_HELD(handle, type, refs_expected, holders_expected)         \
@@ -161,6 +172,27 @@ int main(void)
     EXPECT_HELD(program, "cl_program", 1, 0);
     CHECK_EQ_INT(clReleaseProgram(program), CL_SUCCESS);
     CT_EXPECT_GONE(program);
+
+    /* ---- a pending callback keeps its event alive until it has run ---- */
+    cl_event gate = clCreateUserEvent(env.context, &err);
+    CT_NEED(gate, err);
+    cl_event marker;
+    CHECK_EQ_INT(clEnqueueMarkerWithWaitList(env.queue, 1, &gate, &marker), CL_SUCCESS);
+    atomic_int callbacks_run = 0;
+    CHECK_EQ_INT(clSetEventCallback(marker, CL_COMPLETE, count_callback, &callbacks_run), CL_SUCCESS);
+    CHECK_EQ_INT(clSetEventCallback(marker, CL_SUBMITTED, count_callback, &callbacks_run), CL_SUCCESS);
+    CHECK_EQ_INT(clReleaseEvent(marker), CL_SUCCESS);
+    EXPECT_HELD(marker, "cl_event", 0, 2);
+    CHECK_EQ_INT(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    CHECK_EQ_INT(clFinish(env.queue), CL_SUCCESS);
+    for (int i = 0; i < 10000 && atomic_load(&callbacks_run) < 2; i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK_EQ_INT(atomic_load(&callbacks_run), 2);
+    /* the driver lets go of the event after its callbacks return */
+    for (int i = 0; i < 10000 && ct_live(marker, NULL); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CT_EXPECT_GONE(marker);
+    CHECK_EQ_INT(clReleaseEvent(gate), CL_SUCCESS);
 
     CHECK_EQ_INT(ct_live_count(), live_at_start);
     ct_teardown(&env);
