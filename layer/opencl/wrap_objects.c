@@ -5,6 +5,8 @@
  * objects only the driver knows. Their arguments were checked by the
  * generated wrapper before they get here.
  */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "entry_points.h"
@@ -14,11 +16,15 @@
 cl_int CL_API_CALL clGetDeviceIDs_wrap(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries,
                                        cl_device_id *devices, cl_uint *num_devices)
 {
-    cl_uint found = 0;
-    cl_int result =
-        ltcl_next->clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices ? num_devices : &found);
+    /* The program's own arguments go to the driver unchanged: with
+     * devices and num_devices both NULL the call must fail. */
+    cl_int result = ltcl_next->clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
     if (result == CL_SUCCESS && devices) {
-        cl_uint count = num_devices ? *num_devices : found;
+        cl_uint count = num_entries;
+        if (num_devices)
+            count = *num_devices;
+        else if (ltcl_next->clGetDeviceIDs(platform, device_type, 0, NULL, &count) != CL_SUCCESS)
+            count = 0; /* cannot tell how many entries the driver filled */
         ltcl_note_root_devices(devices, count < num_entries ? count : num_entries);
     }
     return result;
@@ -37,12 +43,13 @@ static void record_sub_devices(const char *call, cl_device_id parent, const cl_d
 cl_int CL_API_CALL clCreateSubDevices_wrap(cl_device_id in_device, const cl_device_partition_property *properties,
                                            cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
+    /* The count goes where the program asked (a failed call leaves its
+     * variable as the driver leaves it), else to a local of ours. */
     cl_uint made = 0;
-    cl_int result = ltcl_next->clCreateSubDevices(in_device, properties, num_devices, out_devices, &made);
-    if (num_devices_ret)
-        *num_devices_ret = made;
+    cl_uint *count = num_devices_ret ? num_devices_ret : &made;
+    cl_int result = ltcl_next->clCreateSubDevices(in_device, properties, num_devices, out_devices, count);
     if (result == CL_SUCCESS && out_devices)
-        record_sub_devices("clCreateSubDevices", in_device, out_devices, made < num_devices ? made : num_devices);
+        record_sub_devices("clCreateSubDevices", in_device, out_devices, *count < num_devices ? *count : num_devices);
     return result;
 }
 
@@ -51,12 +58,12 @@ cl_int CL_API_CALL clCreateSubDevicesEXT_wrap(cl_device_id in_device,
                                               cl_uint num_entries, cl_device_id *out_devices, cl_uint *num_devices)
 {
     cl_uint made = 0;
+    cl_uint *count = num_devices ? num_devices : &made;
     cl_int result =
-        ltcl_next->clCreateSubDevicesEXT(in_device, partition_properties, num_entries, out_devices, &made);
-    if (num_devices)
-        *num_devices = made;
+        ltcl_next->clCreateSubDevicesEXT(in_device, partition_properties, num_entries, out_devices, count);
     if (result == CL_SUCCESS && out_devices)
-        record_sub_devices("clCreateSubDevicesEXT", in_device, out_devices, made < num_entries ? made : num_entries);
+        record_sub_devices("clCreateSubDevicesEXT", in_device, out_devices,
+                           *count < num_entries ? *count : num_entries);
     return result;
 }
 
@@ -123,6 +130,51 @@ void ltcl_record_sized_mem(const char *call, cl_mem memory, cl_context context, 
 
 /* ---- programs and kernels -------------------------------------------------- */
 
+/* The linked program reaches pfn_notify before clLinkProgram returns it:
+ * pocl calls the notification inside the call, an asynchronous driver
+ * may call it on a thread of its own meanwhile. What the notification
+ * does with the program (read its build log) must find it live, so
+ * whichever comes first, the notification or the return, records it, and
+ * the other waits until that is done. */
+enum { LINK_UNRECORDED, LINK_RECORDING, LINK_RECORDED };
+
+typedef struct link_notice {
+    void(CL_CALLBACK *notify)(cl_program, void *);
+    void *user_data;
+    cl_context context;
+    atomic_int recorded;  /* LINK_* */
+    atomic_int notified;  /* the program's notification has started */
+    atomic_int users;     /* the wrapper and the notification: the last frees */
+} link_notice;
+
+static void record_linked(link_notice *notice, cl_program program)
+{
+    int expected = LINK_UNRECORDED;
+    if (atomic_compare_exchange_strong(&notice->recorded, &expected, LINK_RECORDING)) {
+        ltcl_record_creation("clLinkProgram", LTCL_PROGRAM, program, 0, notice->context, NULL, 0, NULL);
+        atomic_store(&notice->recorded, LINK_RECORDED);
+        return;
+    }
+    while (atomic_load(&notice->recorded) != LINK_RECORDED)
+        sched_yield();
+}
+
+static void let_go_of_notice(link_notice *notice)
+{
+    if (atomic_fetch_sub(&notice->users, 1) == 1)
+        free(notice);
+}
+
+static void CL_CALLBACK notify_linked(cl_program program, void *data)
+{
+    link_notice *notice = data;
+    atomic_store(&notice->notified, 1);
+    if (program)
+        record_linked(notice, program);
+    notice->notify(program, notice->user_data);
+    let_go_of_notice(notice);
+}
+
 /* A link that fails may still return a program (to read its log), which
  * the program must release: recorded like any other returned handle. */
 cl_program CL_API_CALL clLinkProgram_wrap(cl_context context, cl_uint num_devices, const cl_device_id *device_list,
@@ -131,10 +183,26 @@ cl_program CL_API_CALL clLinkProgram_wrap(cl_context context, cl_uint num_device
                                           void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data,
                                           cl_int *errcode_ret)
 {
+    link_notice *notice = pfn_notify ? malloc(sizeof *notice) : NULL;
+    if (notice) {
+        *notice = (link_notice){.notify = pfn_notify, .user_data = user_data, .context = context};
+        atomic_init(&notice->recorded, LINK_UNRECORDED);
+        atomic_init(&notice->notified, 0);
+        atomic_init(&notice->users, 2);
+    }
     cl_program program = ltcl_next->clLinkProgram(context, num_devices, device_list, options, num_input_programs,
-                                                  input_programs, pfn_notify, user_data, errcode_ret);
+                                                  input_programs, notice ? notify_linked : pfn_notify,
+                                                  notice ? (void *)notice : user_data, errcode_ret);
+    if (!notice) {
+        if (program)
+            ltcl_created(LTCL_PROGRAM, program, 0, context, NULL, 0, NULL);
+        return program;
+    }
     if (program)
-        ltcl_created(LTCL_PROGRAM, program, 0, context, NULL, 0, NULL);
+        record_linked(notice, program);
+    else if (!atomic_load(&notice->notified))
+        let_go_of_notice(notice); /* no program, no notification to come: its share too */
+    let_go_of_notice(notice);
     return program;
 }
 
@@ -142,11 +210,10 @@ cl_int CL_API_CALL clCreateKernelsInProgram_wrap(cl_program program, cl_uint num
                                                  cl_uint *num_kernels_ret)
 {
     cl_uint made = 0;
-    cl_int result = ltcl_next->clCreateKernelsInProgram(program, num_kernels, kernels, &made);
-    if (num_kernels_ret)
-        *num_kernels_ret = made;
+    cl_uint *count = num_kernels_ret ? num_kernels_ret : &made;
+    cl_int result = ltcl_next->clCreateKernelsInProgram(program, num_kernels, kernels, count);
     if (result == CL_SUCCESS && kernels)
-        for (cl_uint i = 0; i < made && i < num_kernels; i++)
+        for (cl_uint i = 0; i < *count && i < num_kernels; i++)
             ltcl_created(LTCL_KERNEL, kernels[i], 0, program, NULL, 0, NULL);
     return result;
 }
