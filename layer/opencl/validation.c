@@ -119,6 +119,31 @@ static ltcl_type released_type(const void *handle)
 
 typedef enum arg_kind { ARG_UNKNOWN, ARG_VALUE, ARG_OBJECT } arg_kind;
 
+static int is_builtin_image_name(const char *name)
+{
+    static const char *const images[] = {
+        "image1d_t",       "image1d_array_t",      "image1d_buffer_t",     "image2d_t",
+        "image2d_array_t", "image2d_depth_t",      "image2d_array_depth_t", "image2d_msaa_t",
+        "image3d_t",       "image2d_array_msaa_t", "image2d_msaa_depth_t", "image2d_array_msaa_depth_t",
+    };
+    for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
+        if (!strcmp(name, images[i]))
+            return 1;
+    return 0;
+}
+
+/* Image arguments are the ones with an access qualifier. The type name
+ * alone would also take a program's own by-value type ("image_size", 8
+ * bytes) for an image; it decides only when the driver cannot say. */
+static int is_image_argument(cl_kernel kernel, cl_uint index, const char *name)
+{
+    cl_kernel_arg_access_qualifier access = CL_KERNEL_ARG_ACCESS_NONE;
+    if (ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access, &access, NULL) ==
+        CL_SUCCESS)
+        return access != CL_KERNEL_ARG_ACCESS_NONE;
+    return is_builtin_image_name(name);
+}
+
 /* What kernel argument `index` takes, from the driver's argument info
  * (*type: the object type for ARG_OBJECT). ARG_UNKNOWN when the driver
  * cannot say: pocl, for one, answers only for programs built with
@@ -133,7 +158,7 @@ static arg_kind kernel_argument_kind(cl_kernel kernel, cl_uint index, ltcl_type 
     cl_kernel_arg_type_qualifier qualifier = 0;
     size_t length = strlen(name);
     *type = LTCL_MEM;
-    if ((length && name[length - 1] == '*') || !strncmp(name, "image", 5))
+    if ((length && name[length - 1] == '*') || is_image_argument(kernel, index, name))
         return ARG_OBJECT; /* buffers and images */
     if (ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof qualifier, &qualifier,
                                       NULL) == CL_SUCCESS &&
