@@ -10,6 +10,7 @@
  * belongs to its first object argument (read only after the registry
  * confirms the handle is live, so a bad handle is never dereferenced).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -17,36 +18,40 @@
 
 #define MAX_ICDS 8
 
+/* Readers take no lock: an entry is written before the count that
+ * publishes it. Writers (clGetExtensionFunctionAddress*, rare) take
+ * slots_lock, so two of them cannot fill the same entry. */
 typedef struct ext_slot {
-    atomic_uint count;
+    atomic_uint count; /* published entries, at most MAX_ICDS */
     _Atomic(const void *) icd[MAX_ICDS];
     _Atomic(void *) driver[MAX_ICDS];
 } ext_slot;
 
 static ext_slot slots[LTCL_EXT_COUNT];
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const void *icd_of(const void *object) { return object ? *(const void *const *)object : NULL; }
 
 static void remember(ltcl_ext_id id, const void *icd, void *driver_function)
 {
     ext_slot *slot = &slots[id];
+    pthread_mutex_lock(&slots_lock);
     unsigned count = atomic_load(&slot->count);
-    for (unsigned i = 0; i < count && i < MAX_ICDS; i++)
-        if (atomic_load(&slot->driver[i]) == driver_function && atomic_load(&slot->icd[i]) == icd)
-            return;
-    unsigned at = atomic_fetch_add(&slot->count, 1);
-    if (at >= MAX_ICDS)
-        return;
-    atomic_store(&slot->icd[at], icd);
-    atomic_store(&slot->driver[at], driver_function);
+    int known = 0;
+    for (unsigned i = 0; i < count && !known; i++)
+        known = atomic_load(&slot->driver[i]) == driver_function && atomic_load(&slot->icd[i]) == icd;
+    if (!known && count < MAX_ICDS) {
+        atomic_store(&slot->icd[count], icd);
+        atomic_store(&slot->driver[count], driver_function);
+        atomic_store(&slot->count, count + 1);
+    }
+    pthread_mutex_unlock(&slots_lock);
 }
 
 void *ltcl_ext_driver(ltcl_ext_id id, const void *object)
 {
     ext_slot *slot = &slots[id];
     unsigned count = atomic_load(&slot->count);
-    if (count > MAX_ICDS)
-        count = MAX_ICDS;
     if (count > 1 && object && livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(object), NULL) == LIVETRACK_OK) {
         const void *icd = icd_of(object);
         for (unsigned i = 0; i < count; i++)
