@@ -1,0 +1,203 @@
+/*
+ * cl_edge_calls: an ordinary OpenCL program (it knows nothing of
+ * livetrack) for cl_transparency, made of the calls where a layer most
+ * easily changes what the program sees:
+ *   - count out-parameters: NULL where the specification requires an
+ *     error, and the program's variable after a call that failed;
+ *   - the driver calling the program back with an object: the linked
+ *     program inside clLinkProgram's notification, an event inside its
+ *     own callback after the program released it;
+ *   - by-value kernel arguments of pointer size whose type names look
+ *     like images.
+ * It prints every result on stdout; the output must be the same with and
+ * without the layer, and the layer must say nothing (no misuse here).
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MUST(call)                                                                                        \
+    do {                                                                                                  \
+        cl_int must_err_ = (call);                                                                        \
+        if (must_err_ != CL_SUCCESS) {                                                                    \
+            fprintf(stderr, "cl_edge_calls: %s failed: %d (line %d)\n", #call, (int)must_err_, __LINE__); \
+            exit(3);                                                                                      \
+        }                                                                                                 \
+    } while (0)
+
+/* A value no driver writes, to see whether an out-parameter was touched. */
+#define UNTOUCHED 12345u
+
+static const char *two_kernels = "__kernel void first(__global int *a) { a[0] = 1; }\n"
+                                 "__kernel void second(__global int *a) { a[0] = 2; }\n";
+
+static const char *image_lookalikes = "typedef long image_offset_t;\n"
+                                      "typedef struct { int width, height; } image_size;\n"
+                                      "__kernel void place(__global int *out, image_offset_t offset, image_size size)\n"
+                                      "{ out[0] = (int)offset + size.width * size.height; }\n";
+
+static cl_program build(cl_context context, cl_device_id device, const char *source, const char *options)
+{
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+    MUST(err);
+    MUST(clBuildProgram(program, 1, &device, options, NULL, NULL));
+    return program;
+}
+
+static void count_out_parameters(cl_platform_id platform, cl_device_id device, cl_context context)
+{
+    printf("clGetDeviceIDs(no devices, no count) = %d\n",
+           (int)clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, NULL));
+    cl_device_id found = NULL;
+    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &found, NULL);
+    printf("clGetDeviceIDs(1 slot, no count) = %d, device %s\n", (int)err, found == device ? "same" : "other");
+
+    cl_program program = build(context, device, two_kernels, "");
+    cl_kernel kernel = NULL;
+    cl_uint kernels = UNTOUCHED;
+    err = clCreateKernelsInProgram(program, 1, &kernel, &kernels);
+    printf("clCreateKernelsInProgram(1 slot for 2) = %d, num_kernels_ret %s\n", (int)err,
+           kernels == UNTOUCHED ? "untouched" : "written");
+    if (err == CL_SUCCESS)
+        MUST(clReleaseKernel(kernel));
+    MUST(clReleaseProgram(program));
+
+    cl_uint units = 0;
+    MUST(clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
+    const cl_device_partition_property by_one[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+    cl_device_id sub = NULL;
+    cl_uint subs = UNTOUCHED;
+    err = clCreateSubDevices(device, by_one, 1, &sub, &subs);
+    /* One compute unit gives one sub-device, which fits; more do not. */
+    printf("clCreateSubDevices(1 slot) = %s, num_devices_ret %s\n",
+           err == CL_SUCCESS ? "success" : err == CL_INVALID_VALUE ? "CL_INVALID_VALUE" : "other error",
+           subs == UNTOUCHED ? "untouched" : subs == (units ? units : 1) ? "the count" : "wrong");
+    if (err == CL_SUCCESS)
+        MUST(clReleaseDevice(sub));
+}
+
+typedef struct link_report {
+    cl_device_id device;
+    atomic_int done;
+    cl_int build_info;
+    cl_int program_info;
+    cl_uint refs;
+} link_report;
+
+static void CL_CALLBACK linked(cl_program program, void *data)
+{
+    link_report *report = data;
+    cl_build_status status;
+    report->build_info =
+        clGetProgramBuildInfo(program, report->device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, NULL);
+    report->program_info =
+        clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof report->refs, &report->refs, NULL);
+    atomic_store(&report->done, 1);
+}
+
+/* Callbacks may run on a driver thread after the call returns. */
+static int wait_for(atomic_int *flag)
+{
+    for (int i = 0; i < 10000 && !atomic_load(flag); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    return atomic_load(flag);
+}
+
+static void link_notification(cl_context context, cl_device_id device)
+{
+    cl_int err;
+    const char *source = "__kernel void linked_kernel(__global int *a) { a[0] = 3; }\n";
+    cl_program compiled = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+    MUST(err);
+    MUST(clCompileProgram(compiled, 1, &device, "", 0, NULL, NULL, NULL, NULL));
+    link_report report = {.device = device, .done = 0};
+    cl_program program = clLinkProgram(context, 1, &device, "", 1, &compiled, linked, &report, &err);
+    printf("clLinkProgram(with a notification) = %d, program %s\n", (int)err, program ? "returned" : "none");
+    printf("notification ran: %d, clGetProgramBuildInfo inside = %d, clGetProgramInfo inside = %d\n",
+           wait_for(&report.done), (int)report.build_info, (int)report.program_info);
+    if (program)
+        MUST(clReleaseProgram(program));
+    MUST(clReleaseProgram(compiled));
+}
+
+typedef struct event_report {
+    atomic_int done;
+    cl_int status_info;
+    cl_int type_info;
+    cl_command_type type;
+} event_report;
+
+static void CL_CALLBACK completed(cl_event event, cl_int status, void *data)
+{
+    event_report *report = data;
+    cl_int now;
+    (void)status;
+    report->status_info = clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof now, &now, NULL);
+    report->type_info = clGetEventInfo(event, CL_EVENT_COMMAND_TYPE, sizeof report->type, &report->type, NULL);
+    atomic_store(&report->done, 1);
+}
+
+/* The marker waits on a user event, so it cannot complete before the
+ * program has released it: its callback then runs on an event only the
+ * driver still holds. */
+static void callback_after_release(cl_context context, cl_command_queue queue)
+{
+    cl_int err;
+    cl_event gate = clCreateUserEvent(context, &err);
+    MUST(err);
+    cl_event marker;
+    MUST(clEnqueueMarkerWithWaitList(queue, 1, &gate, &marker));
+    event_report report = {.done = 0};
+    printf("clSetEventCallback = %d\n", (int)clSetEventCallback(marker, CL_COMPLETE, completed, &report));
+    printf("clReleaseEvent(marker) = %d\n", (int)clReleaseEvent(marker));
+    MUST(clSetUserEventStatus(gate, CL_COMPLETE));
+    MUST(clFinish(queue));
+    printf("callback ran: %d, clGetEventInfo inside = %d / %d, command type %s\n", wait_for(&report.done),
+           (int)report.status_info, (int)report.type_info,
+           report.type == CL_COMMAND_MARKER ? "marker" : "other");
+    MUST(clReleaseEvent(gate));
+}
+
+static void image_named_values(cl_context context, cl_device_id device)
+{
+    cl_int err;
+    cl_program program = build(context, device, image_lookalikes, "-cl-kernel-arg-info");
+    cl_kernel kernel = clCreateKernel(program, "place", &err);
+    MUST(err);
+    int64_t offset = 0x300000002;
+    struct {
+        int32_t width, height;
+    } size = {2, 3};
+    printf("clSetKernelArg(image_offset_t) = %d\n", (int)clSetKernelArg(kernel, 1, sizeof offset, &offset));
+    printf("clSetKernelArg(image_size) = %d\n", (int)clSetKernelArg(kernel, 2, sizeof size, &size));
+    MUST(clReleaseKernel(kernel));
+    MUST(clReleaseProgram(program));
+}
+
+int main(void)
+{
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_int err;
+    MUST(clGetPlatformIDs(1, &platform, NULL));
+    MUST(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL));
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    MUST(err);
+    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    MUST(err);
+
+    count_out_parameters(platform, device, context);
+    link_notification(context, device);
+    callback_after_release(context, queue);
+    image_named_values(context, device);
+
+    MUST(clReleaseCommandQueue(queue));
+    MUST(clReleaseContext(context));
+    return 0;
+}
