@@ -80,7 +80,7 @@ static int parse_one(const setting *s, const char *value, int complain)
             *(int *)field = 1;
             return 1;
         }
-        if (!strcmp(value, "0") || !strcasecmp(value, "false") || !strcasecmp(value, "no") || !strcasecmp(value, "off") || !*value) {
+        if (!strcmp(value, "0") || !strcasecmp(value, "false") || !strcasecmp(value, "no") || !strcasecmp(value, "off")) {
             *(int *)field = 0;
             return 1;
         }
@@ -131,8 +131,9 @@ static void load(void)
         const setting *s = &setting_table[i];
         if (s->default_value)
             parse_one(s, s->default_value, 0);
+        /* Empty is unset, as "VAR= program" means in a shell script. */
         const char *value = getenv(s->name);
-        if (value && !parse_one(s, value, 1) && s->default_value)
+        if (value && *value && !parse_one(s, value, 1) && s->default_value)
             parse_one(s, s->default_value, 0);
     }
 }
