@@ -257,5 +257,8 @@ void *ltcu_real_dlsym(void *handle, const char *name);
 void *ltcu_wrap_proc_address(const char *symbol, void *real, int cuda_version, cuuint64_t flags);
 /* Our cuGetProcAddress wrappers, for dlsym and cuGetProcAddress itself. */
 void *ltcu_get_proc_address_wrapper(const char *symbol);
+/* What our cuGetProcAddress wrapper of that name calls: the next
+ * definition after us, else the driver's. */
+void *ltcu_get_proc_address_real(const char *symbol);
 
 #endif

@@ -52,18 +52,32 @@ void *ltcu_real_dlsym(void *handle, const char *name)
     return real ? real(handle, name) : NULL;
 }
 
-void *ltcu_driver_library(void)
+static _Atomic(void *) driver;
+
+/* The driver library if the process has loaded it, else NULL. */
+static void *loaded_driver_library(void)
 {
-    static _Atomic(void *) driver;
     void *handle = atomic_load_explicit(&driver, memory_order_acquire);
     if (handle)
         return handle;
-    /* Our reference is kept: the handle must stay valid for later lookups.
-     * When the program has not loaded the driver yet, it is calling it,
-     * so it wants it loaded. */
+    /* Our reference is kept: the handle must stay valid for later lookups. */
     handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (!handle)
-        handle = dlopen("libcuda.so.1", RTLD_LAZY);
+    void *expected = NULL;
+    if (handle && !atomic_compare_exchange_strong(&driver, &expected, handle)) {
+        dlclose(handle); /* another thread's reference is the one kept */
+        handle = expected;
+    }
+    return handle;
+}
+
+void *ltcu_driver_library(void)
+{
+    void *handle = loaded_driver_library();
+    if (handle)
+        return handle;
+    /* When the program has not loaded the driver yet, it is calling it,
+     * so it wants it loaded. */
+    handle = dlopen("libcuda.so.1", RTLD_LAZY);
     void *expected = NULL;
     if (handle && !atomic_compare_exchange_strong(&driver, &expected, handle)) {
         dlclose(handle); /* another thread's reference is the one kept */
@@ -78,6 +92,20 @@ static int tracked_symbol(const char *name)
         if (!strcmp(ltcu_calls[id].symbol, name))
             return id;
     return -1;
+}
+
+/* Whether our wrapper of `name`, which calls `forwards_to`, calls the
+ * driver's own function. When it does not, another interposer of the name
+ * sits after us (a profiling shim the program links, or one preloaded
+ * after us), and our wrapper calls it. That interposer reaches the driver
+ * with dlsym(RTLD_NEXT), so a relative lookup must then get glibc's
+ * answer for its real caller: our wrapper would send the interposer back
+ * to us, and us to it, without end. Our export is still the first of the
+ * chain, so its calls are tracked once. */
+static int forwards_to_driver(void *forwards_to, const char *name)
+{
+    void *driver = loaded_driver_library();
+    return forwards_to && driver && forwards_to == ltcu_real_dlsym(driver, name);
 }
 
 /* Our wrapper for a cu* name the driver has, else NULL. */
@@ -99,7 +127,10 @@ static void *tracked_replacement(void *handle, const char *name)
     void *found = ltcu_real_dlsym(relative ? RTLD_NEXT : handle, name);
     if (!found || found == wrapper)
         return found;
-    if (id >= 0 && found != ltcu_real_exported((ltcu_call_id)id))
+    void *forwards_to = id >= 0 ? ltcu_real_exported((ltcu_call_id)id) : ltcu_get_proc_address_real(name);
+    if (relative && !forwards_to_driver(forwards_to, name))
+        return NULL;
+    if (id >= 0 && found != forwards_to)
         return NULL; /* another driver than the one our wrapper calls */
     return wrapper;
 }

@@ -166,6 +166,15 @@ CUresult CUDAAPI export_cuGetProcAddress_v2(const char *symbol, void **pfn, int 
     return result;
 }
 
+void *ltcu_get_proc_address_real(const char *symbol)
+{
+    if (!strcmp(symbol, "cuGetProcAddress"))
+        return driver_function(&real_v1, symbol);
+    if (!strcmp(symbol, "cuGetProcAddress_v2"))
+        return driver_function(&real_v2, symbol);
+    return NULL;
+}
+
 void *ltcu_get_proc_address_wrapper(const char *symbol)
 {
     if (!strcmp(symbol, "cuGetProcAddress"))
