@@ -22,8 +22,10 @@
  *
  * Test controls (declared in fake_cuda.h): fake_cuda_fail_next() makes
  * the next call of one function fail without effect,
- * fake_cuda_live_objects() counts what is live, and fake_cuda_direct()
- * hands out the fake's own functions past any interposer.
+ * fake_cuda_live_objects() counts what is live, fake_cuda_direct()
+ * hands out the fake's own functions past any interposer, and
+ * fake_cuda_recycle_modules() hands out the handles of destroyed modules
+ * again at once (a real driver may; malloc under ASan seldom does).
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -169,9 +171,22 @@ static void table_remove(object *o)
 /* A new object: handles are the object's address, except for the kinds
  * the driver numbers (texture, surface, physical memory) and allocations
  * (their memory). */
+/* Modules destroyed while fake_cuda_recycle_modules() is on: the next
+ * modules made reuse them, newest first, so their handles come back. */
+#define RECYCLED_MODULES_MAX 16
+static object *recycled_modules[RECYCLED_MODULES_MAX];
+static size_t recycled_module_count;
+static int recycling_modules;
+
 static object *make(kind k, object *context, size_t size)
 {
-    object *o = calloc(1, sizeof *o);
+    object *o = NULL;
+    if (k == KIND_MODULE && recycled_module_count) {
+        o = recycled_modules[--recycled_module_count];
+        memset(o, 0, sizeof *o);
+    } else {
+        o = calloc(1, sizeof *o);
+    }
     if (!o)
         return NULL;
     o->kind = k;
@@ -210,6 +225,10 @@ static void destroy(object *o)
         munmap(o->memory, o->size);
     else
         free(o->memory);
+    if (o->kind == KIND_MODULE && recycling_modules && recycled_module_count < RECYCLED_MODULES_MAX) {
+        recycled_modules[recycled_module_count++] = o;
+        return;
+    }
     free(o);
 }
 
@@ -256,6 +275,16 @@ EXPORT void fake_cuda_fail_next(const char *symbol, CUresult result)
     pthread_mutex_lock(&lock);
     strncpy(fail_symbol, symbol ? symbol : "", sizeof fail_symbol - 1);
     fail_result = result;
+    pthread_mutex_unlock(&lock);
+}
+
+EXPORT void fake_cuda_recycle_modules(int on)
+{
+    pthread_mutex_lock(&lock);
+    recycling_modules = on;
+    if (!on)
+        while (recycled_module_count)
+            free(recycled_modules[--recycled_module_count]);
     pthread_mutex_unlock(&lock);
 }
 

@@ -18,6 +18,11 @@ void fake_cuda_fail_next(const char *symbol, CUresult result);
  * that time the driver alone. */
 void *fake_cuda_direct(const char *name, int cuda_version);
 
+/* While on, a destroyed module's handle is the next module's (up to 16,
+ * newest first), as a driver reusing memory gives a dead handle out
+ * again; off frees those kept. */
+void fake_cuda_recycle_modules(int on);
+
 /* Objects the fake driver holds for the program (primary contexts not
  * counted). */
 size_t fake_cuda_live_objects(void);
