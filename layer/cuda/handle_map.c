@@ -55,6 +55,24 @@ int ltcu_map_put(ltcu_map *map, uint64_t key, uint64_t value)
     return 1;
 }
 
+/* Caller holds the lock; slot `at` is in use. */
+static void remove_at(ltcu_map *map, size_t at)
+{
+    size_t mask = map->slot_count - 1;
+    map->used--;
+    /* Move later members of the probe chain back over the hole, so
+     * lookups never stop early at it. */
+    size_t hole = at;
+    for (size_t next = (hole + 1) & mask; map->slots[next].key; next = (next + 1) & mask) {
+        size_t home = home_of(map->slots[next].key, mask);
+        if (((next - home) & mask) >= ((next - hole) & mask)) {
+            map->slots[hole] = map->slots[next];
+            hole = next;
+        }
+    }
+    map->slots[hole].key = 0;
+}
+
 int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value)
 {
     int found = 0;
@@ -67,20 +85,28 @@ int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value)
             found = 1;
             if (value)
                 *value = map->slots[at].value;
-            map->used--;
-            /* Move later members of the probe chain back over the hole, so
-             * lookups never stop early at it. */
-            size_t hole = at;
-            for (size_t next = (hole + 1) & mask; map->slots[next].key; next = (next + 1) & mask) {
-                size_t home = home_of(map->slots[next].key, mask);
-                if (((next - home) & mask) >= ((next - hole) & mask)) {
-                    map->slots[hole] = map->slots[next];
-                    hole = next;
-                }
-            }
-            map->slots[hole].key = 0;
+            remove_at(map, at);
         }
     }
     pthread_mutex_unlock(&map->lock);
     return found;
+}
+
+void ltcu_map_take_all_of(ltcu_map *map, uint64_t value, void (*taken)(uint64_t key, void *arg), void *arg)
+{
+    pthread_mutex_lock(&map->lock);
+    /* A removal may move a later entry into the slot just emptied, so that
+     * slot is looked at again. Entries only move back along their probe
+     * chain: one wrapped past the end lands at a slot not yet looked at,
+     * or one already looked at that held no match. */
+    for (size_t at = 0; at < map->slot_count;) {
+        if (map->slots[at].key && map->slots[at].value == value) {
+            uint64_t key = map->slots[at].key;
+            remove_at(map, at);
+            taken(key, arg);
+        } else {
+            at++;
+        }
+    }
+    pthread_mutex_unlock(&map->lock);
 }

@@ -30,5 +30,8 @@ typedef struct ltcu_map {
 int ltcu_map_put(ltcu_map *map, uint64_t key, uint64_t value);
 /* Remove `key`; returns 1 and its value in *value (may be NULL) when present. */
 int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value);
+/* Remove every entry whose value is `value`, calling `taken` (under the
+ * map's lock: it must not use the map) with each key removed. */
+void ltcu_map_take_all_of(ltcu_map *map, uint64_t value, void (*taken)(uint64_t key, void *arg), void *arg);
 
 #endif
