@@ -97,6 +97,9 @@ static void undo(const ltcu_call *call, const ltcu_undo *step)
     case LTCU_UNDO_RELEASE: restore(call, &step->object); break;
     case LTCU_UNDO_RUNTIME_REF: ltcu_primary_give_back_runtime_reference((CUdevice)step->object.handle); break;
     case LTCU_UNDO_MAPPING_SIZE: ltcu_mapping_add(step->object.handle, step->object.bytes); break;
+    case LTCU_UNDO_RUNTIME_OBJECT:
+        ltcu_runtime_object_restore(step->object.handle, (CUcontext)(uintptr_t)step->object.owner);
+        break;
     }
 }
 

@@ -100,7 +100,8 @@ typedef enum ltcu_undo_kind {
     LTCU_UNDO_DESTROY,      /* give the object its references back, re-creating it if it died */
     LTCU_UNDO_RELEASE,      /* the same, after a release of one reference */
     LTCU_UNDO_RUNTIME_REF,  /* give the runtime its primary context reference back */
-    LTCU_UNDO_MAPPING_SIZE  /* remember a mapping's size again */
+    LTCU_UNDO_MAPPING_SIZE, /* remember a mapping's size again */
+    LTCU_UNDO_RUNTIME_OBJECT /* know a runtime module (.handle: its key) of context .owner again */
 } ltcu_undo_kind;
 
 typedef struct ltcu_undo {
@@ -176,8 +177,12 @@ void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *e
  * kernels): not recorded, but known, so the runtime's own unload later is
  * not taken for misuse. */
 int ltcu_made_for_runtime(const ltcu_call *call, ltcu_type type);
-void ltcu_runtime_object_add(ltcu_type type, uint64_t handle);
+void ltcu_runtime_object_add(ltcu_call *call, ltcu_type type, uint64_t handle);
 int ltcu_runtime_object_take(ltcu_type type, uint64_t handle);
+/* A context's end: forget the runtime's modules loaded in it (the driver
+ * destroys them), to be put back (undo) if the driver refuses the call. */
+void ltcu_runtime_objects_drop_context(ltcu_call *call, CUcontext context);
+void ltcu_runtime_object_restore(uint64_t key, CUcontext context);
 
 /* Set when the process is exiting (the runtime and driver tear down their
  * contexts then): what they still hold is the program's leaks, for the

@@ -136,14 +136,23 @@ FORGET_ARG(cuSurfObjectDestroy, surfObject, LTCU_SURFACE)
 
 /* ---- modules and libraries: the runtime loads its own -------------------- */
 
+/* A handle the driver has just handed out is nobody's but this call's:
+ * should the runtime's record or the registry still hold it, the object
+ * it named is gone unseen, and is forgotten here. */
 static void code_loaded(ltcu_call *call, ltcu_type type, uint64_t handle)
 {
     if (!handle)
         return;
-    if (ltcu_made_for_runtime(call, type))
-        ltcu_runtime_object_add(type, handle);
-    else
+    if (ltcu_made_for_runtime(call, type)) {
+        livetrack_object stale;
+        uint64_t key = ltcu_key(type, handle);
+        if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key, &stale) == LIVETRACK_OK && stale.type == type)
+            livetrack_destroy(LIVETRACK_DOMAIN_CUDA, type, key, call->name);
+        ltcu_runtime_object_add(call, type, handle);
+    } else {
+        ltcu_runtime_object_take(type, handle);
         ltcu_record(call, type, handle, 0, 0);
+    }
 }
 
 static void code_unloading(ltcu_call *call, ltcu_type type, uint64_t handle)

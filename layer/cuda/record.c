@@ -219,6 +219,7 @@ void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *e
                                 held - DROPPED_OBJECTS_SHOWN, (void *)context);
     call->dropped += held;
     livetrack_snapshot_free(snapshot);
+    ltcu_runtime_objects_drop_context(call, context);
 }
 
 /* ---- process exit ------------------------------------------------------- */

@@ -10,6 +10,12 @@
  * call, or (interposition) when it came through a function pointer that
  * cuGetProcAddress handed out. A program that loads its own code through
  * the runtime does so with cudaLibraryLoad*: those libraries are recorded.
+ *
+ * A module goes with its context without an unload (cuCtxDestroy, a
+ * primary context's reset or last release), so each is kept with the
+ * context it was loaded in and forgotten with it. Else the driver may hand
+ * the program a module at the same address, whose unload would then be
+ * taken for the runtime's and never leave the registry.
  */
 #include <string.h>
 
@@ -26,10 +32,47 @@ int ltcu_made_for_runtime(const ltcu_call *call, ltcu_type type)
     return !(call->runtime_call && !strncmp(call->runtime_call, program_loads, sizeof program_loads - 1));
 }
 
-void ltcu_runtime_object_add(ltcu_type type, uint64_t handle)
+/* The value kept with a runtime object: its context, or this for
+ * libraries, which outlive contexts (the map keeps no 0 key, but a 0
+ * value would do; a distinct one reads better when debugging). */
+#define NO_CONTEXT ((uint64_t)1)
+
+static uint64_t owner_value(CUcontext context)
 {
+    return context ? (uint64_t)(uintptr_t)context : NO_CONTEXT;
+}
+
+void ltcu_runtime_object_add(ltcu_call *call, ltcu_type type, uint64_t handle)
+{
+    CUcontext owner = type == LTCU_MODULE ? ltcu_call_context(call) : NULL;
     /* Out of memory: its unload is then reported, tracking is what suffers. */
-    ltcu_map_put(&runtime_objects, ltcu_key(type, handle), 1);
+    ltcu_map_put(&runtime_objects, ltcu_key(type, handle), owner_value(owner));
+}
+
+typedef struct context_end {
+    ltcu_call *call;
+    CUcontext context;
+} context_end;
+
+/* Kept to put back should the driver refuse to end the context. */
+static void remember_dropped(uint64_t key, void *raw_end)
+{
+    const context_end *end = raw_end;
+    livetrack_object dropped = {.handle = key, .owner = (const void *)end->context};
+    ltcu_push_undo(end->call, LTCU_UNDO_RUNTIME_OBJECT, &dropped);
+}
+
+void ltcu_runtime_objects_drop_context(ltcu_call *call, CUcontext context)
+{
+    if (!context)
+        return;
+    context_end end = {call, context};
+    ltcu_map_take_all_of(&runtime_objects, owner_value(context), remember_dropped, &end);
+}
+
+void ltcu_runtime_object_restore(uint64_t key, CUcontext context)
+{
+    ltcu_map_put(&runtime_objects, key, owner_value(context));
 }
 
 int ltcu_runtime_object_take(ltcu_type type, uint64_t handle)

@@ -10,6 +10,8 @@
  *    (status, errors) are unchanged.
  *  - Calls through those wrappers are the runtime's: its modules and its
  *    primary context reference are not the program's.
+ *  - The runtime's modules go with their context: a module the driver
+ *    later hands the program at the same address is the program's.
  *  - dlsym hands out the wrappers for tracked names only, and keeps
  *    RTLD_NEXT relative to its real caller (two probe libraries).
  */
@@ -172,6 +174,42 @@ static void runtime_origin(void)
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
 }
 
+/* The runtime's modules go with their context (it never unloads those).
+ * When the driver then hands the program a module at the same address,
+ * that module is the program's: tracked, and ended by its unload. A
+ * context destroy the driver refuses leaves the runtime's modules known. */
+static void runtime_modules_end_with_context(void)
+{
+    static const char image[] = "kernels";
+    module_load_fn load = (module_load_fn)proc("cuModuleLoadData", 12000, 0);
+    module_unload_fn unload = (module_unload_fn)proc("cuModuleUnload", 12000, 0);
+    CUcontext previous = NULL, doomed = NULL, next = NULL;
+    CHECK_EQ_INT(cuCtxGetCurrent(&previous), CUDA_SUCCESS);
+    fake_cuda_recycle_modules(1);
+    uint64_t misuse = cuda_misuse_count();
+    CHECK_EQ_INT(cuCtxCreate(&doomed, NULL, 0, 0), CUDA_SUCCESS);
+    CUmodule kernels = NULL, more_kernels = NULL;
+    CHECK_EQ_INT(load(&kernels, image), CUDA_SUCCESS);
+    fake_cuda_fail_next("cuCtxDestroy_v2", CUDA_ERROR_UNKNOWN);
+    CHECK_EQ_INT(cuCtxDestroy(doomed), CUDA_ERROR_UNKNOWN);
+    CHECK_EQ_INT(unload(kernels), CUDA_SUCCESS); /* still known after the refused destroy */
+    CHECK_EQ_INT(load(&more_kernels, image), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuCtxDestroy(doomed), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse); /* the runtime's module is no leak of the program */
+
+    CHECK_EQ_INT(cuCtxCreate(&next, NULL, 0, 0), CUDA_SUCCESS);
+    CUmodule programs_own = NULL;
+    CHECK_EQ_INT(cuModuleLoadData(&programs_own, image), CUDA_SUCCESS);
+    CHECK(programs_own == more_kernels); /* the driver gave the dead module's handle out again */
+    CHECK_EQ_INT(cuda_refs("CUmodule", CUDA_TEST_HANDLE(programs_own)), 1);
+    CHECK_EQ_INT(cuModuleUnload(programs_own), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUmodule", CUDA_TEST_HANDLE(programs_own), NULL));
+    CHECK_EQ_INT(cuCtxDestroy(next), CUDA_SUCCESS); /* with nothing the program left in it */
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+    fake_cuda_recycle_modules(0);
+    CHECK_EQ_INT(cuCtxSetCurrent(previous), CUDA_SUCCESS);
+}
+
 static void dlsym_paths(void)
 {
     void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -219,6 +257,7 @@ int main(void)
     CHECK_EQ_INT(cuCtxCreate(&context, NULL, 0, 0), CUDA_SUCCESS);
     proc_address_choices();
     runtime_origin();
+    runtime_modules_end_with_context();
     dlsym_paths();
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);
