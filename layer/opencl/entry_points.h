@@ -458,8 +458,7 @@
     /* ---- OpenCL 2.0 ---- */                                                                                       \
     X(clCreateCommandQueueWithProperties, cl_command_queue, ERRCODE,                                                 \
       (cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret),         \
-      (context, device, properties, errcode_ret), OBJ(CONTEXT, context) DEV(device),                                 \
-      CREATE, (QUEUE, 0, context, NULL, 0))                                                                          \
+      (context, device, properties, errcode_ret), OBJ(CONTEXT, context) DEV(device), CUSTOM, ())                     \
     X(clCreatePipe, cl_mem, ERRCODE,                                                                                 \
       (cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets,                   \
        const cl_pipe_properties *properties, cl_int *errcode_ret),                                                   \
@@ -654,8 +653,7 @@
     /* ---- KHR spellings of core creators ---- */                                                                   \
     X(clCreateCommandQueueWithPropertiesKHR, context, cl_command_queue, ERRCODE,                                     \
       (cl_context context, cl_device_id device, const cl_queue_properties_khr *properties, cl_int *errcode_ret),     \
-      (context, device, properties, errcode_ret), OBJ(CONTEXT, context) DEV(device),                                 \
-      CREATE, (QUEUE, 0, context, NULL, 0))                                                                          \
+      (context, device, properties, errcode_ret), OBJ(CONTEXT, context) DEV(device), CUSTOM, ())                     \
     X(clCreateProgramWithILKHR, context, cl_program, ERRCODE,                                                        \
       (cl_context context, const void *il, size_t length, cl_int *errcode_ret), (context, il, length, errcode_ret),  \
       OBJ(CONTEXT, context), CREATE, (PROGRAM, 0, context, NULL, 0))                                                 \

@@ -118,6 +118,50 @@ cl_context CL_API_CALL clCreateContextFromType_wrap(const cl_context_properties 
     return context;
 }
 
+/* ---- command queues ------------------------------------------------------ */
+
+/* A device queue asked for while the device's default device queue exists
+ * is that queue, retained (the specification, clCreateCommandQueueWith-
+ * Properties, footnote on CL_QUEUE_ON_DEVICE[_DEFAULT]): a handle livetrack
+ * already holds live as a queue is then a retain, not a new queue. */
+static int asks_for_device_queue(const cl_queue_properties *properties)
+{
+    for (const cl_queue_properties *p = properties; p && p[0]; p += 2)
+        if (p[0] == CL_QUEUE_PROPERTIES && (p[1] & CL_QUEUE_ON_DEVICE))
+            return 1;
+    return 0;
+}
+
+static void record_queue(const char *call, cl_command_queue queue, cl_context context,
+                         const cl_queue_properties *properties)
+{
+    livetrack_type type;
+    if (queue && asks_for_device_queue(properties) &&
+        livetrack_live_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(queue), &type) == LIVETRACK_OK && type == LTCL_QUEUE &&
+        livetrack_retain(LIVETRACK_DOMAIN_OPENCL, LTCL_QUEUE, ltcl_key(queue), call) == LIVETRACK_OK)
+        return;
+    ltcl_record_creation(call, LTCL_QUEUE, queue, 0, context, NULL, 0, NULL);
+}
+
+cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties_wrap(cl_context context, cl_device_id device,
+                                                                     const cl_queue_properties *properties,
+                                                                     cl_int *errcode_ret)
+{
+    cl_command_queue queue = ltcl_next->clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
+    record_queue("clCreateCommandQueueWithProperties", queue, context, properties);
+    return queue;
+}
+
+cl_command_queue CL_API_CALL clCreateCommandQueueWithPropertiesKHR_wrap(cl_context context, cl_device_id device,
+                                                                        const cl_queue_properties_khr *properties,
+                                                                        cl_int *errcode_ret)
+{
+    cl_command_queue queue =
+        LTCL_EXT_DRIVER(clCreateCommandQueueWithPropertiesKHR, context)(context, device, properties, errcode_ret);
+    record_queue("clCreateCommandQueueWithPropertiesKHR", queue, context, properties);
+    return queue;
+}
+
 /* ---- memory objects ----------------------------------------------------- */
 
 void ltcl_record_sized_mem(const char *call, cl_mem memory, cl_context context, const void *source)
