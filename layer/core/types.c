@@ -11,10 +11,11 @@ typedef struct domain_names {
 } domain_names;
 
 /* Written rarely (a front end's start), read by every report; a pointer
- * swap keeps readers from seeing half an update. */
+ * swap keeps readers from seeing half an update. Each declaration gets a
+ * record of its own, never freed or reused: a reader may still hold the
+ * previous one (two alternating slots were overwritten by a third
+ * declaration under a reader's feet). */
 static _Atomic(const domain_names *) domains[LIVETRACK_DOMAIN_COUNT];
-static domain_names storage[LIVETRACK_DOMAIN_COUNT][2];
-static atomic_uint generation[LIVETRACK_DOMAIN_COUNT];
 
 static const char *const default_api_names[LIVETRACK_DOMAIN_COUNT] = {"any", "OpenCL", "Level Zero", "CUDA", "user"};
 
@@ -54,9 +55,11 @@ livetrack_status livetrack_declare_types(livetrack_domain domain, const char *ap
         return LIVETRACK_BAD_ARGUMENT;
     if (same_names(atomic_load(&domains[domain]), api_name, type_names, count))
         return LIVETRACK_OK;
+    domain_names *declared = lt_malloc(sizeof *declared);
     const char **names = lt_calloc(count ? count : 1, sizeof *names);
     const char *api_copy = copy_name(api_name);
-    if (!names || (api_name && !api_copy)) {
+    if (!declared || !names || (api_name && !api_copy)) {
+        lt_free(declared);
         lt_free(names);
         lt_free((void *)api_copy);
         lt_out_of_memory("type names");
@@ -64,9 +67,8 @@ livetrack_status livetrack_declare_types(livetrack_domain domain, const char *ap
     }
     for (unsigned i = 0; i < count; i++)
         names[i] = copy_name(type_names[i]); /* a failed copy reads as "object" */
-    unsigned slot = atomic_fetch_add(&generation[domain], 1) & 1;
-    storage[domain][slot] = (domain_names){api_copy, names, count};
-    atomic_store(&domains[domain], &storage[domain][slot]);
+    *declared = (domain_names){api_copy, names, count};
+    atomic_store(&domains[domain], declared);
     return LIVETRACK_OK;
 }
 
