@@ -132,6 +132,11 @@ void lt_peak_created(uint64_t bytes)
     lt_spin_unlock(&lock);
 }
 
+static int same_site(const lt_site_count *entry, const lt_node *node)
+{
+    return entry->stack == node->stack && entry->domain == node->domain && entry->type == node->type;
+}
+
 /* Group the live set by call site into `set_sites`. Holds every shard
  * lock while it walks; the caller holds `lock` (never taken under a shard
  * lock, so the order is always peak lock, then shards). */
@@ -141,11 +146,14 @@ static void copy_set(uint64_t created)
     size_t live = 0;
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
         live += lt_shards[i].live;
-    /* Open addressing on the stack id. Every linked node's stack was
-     * interned before the node was linked, so there are at most
-     * lt_stack_count() distinct ids (and 0) among them. Sizing for `live`
-     * took 48 MB of zeroed memory at 10^6 objects, for a thousand sites. */
-    size_t sites = lt_stack_count() + 1;
+    /* Open addressing on the call site: the stack id and the kind. Every
+     * linked node's stack was interned before the node was linked, so
+     * there are at most lt_stack_count() distinct ids among them, each of
+     * one kind; nodes whose stack could not be interned (out of memory)
+     * share id 0 whatever their kind, so 0 adds up to one site per kind.
+     * Sizing for `live` took 48 MB of zeroed memory at 10^6 objects, for
+     * a thousand sites. */
+    size_t sites = lt_stack_count() + LIVETRACK_DOMAIN_COUNT * (LIVETRACK_MAX_TYPES + 1);
     if (sites > live)
         sites = live;
     size_t slots = 16;
@@ -161,11 +169,13 @@ static void copy_set(uint64_t created)
         for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
             if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
                 continue; /* dying */
-            /* Stack ids start at 1; 0 marks an empty slot. */
-            size_t slot = ((size_t)node->stack * 0x9e3779b97f4a7c15ull) & (slots - 1);
-            while (table[slot].stack && table[slot].stack != node->stack)
+            /* A slot is taken once it counts an object: id 0 is a real
+             * key, not the empty marker. */
+            uint64_t key = (uint64_t)node->stack << 16 | (uint64_t)node->domain << 8 | node->type;
+            size_t slot = (size_t)(key * 0x9e3779b97f4a7c15ull) & (slots - 1);
+            while (table[slot].objects && !same_site(&table[slot], node))
                 slot = (slot + 1) & (slots - 1);
-            if (!table[slot].stack)
+            if (!table[slot].objects)
                 table[slot] = (lt_site_count){node->stack, node->domain, node->type, 0, 0};
             table[slot].objects++;
             table[slot].bytes += node->bytes;
@@ -174,7 +184,7 @@ static void copy_set(uint64_t created)
     lt_registry_unlock_all();
     size_t kept = 0;
     for (size_t i = 0; i < slots; i++)
-        if (table[i].stack)
+        if (table[i].objects)
             table[kept++] = table[i]; /* compact in place: kept <= i */
     lt_free(set_sites);
     set_sites = table;
