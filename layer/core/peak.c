@@ -14,13 +14,23 @@
  * copy.
  *
  * Totals: each thread keeps its own running difference and adds it to the
- * global atomics only when it might make a new high (its flushed total
- * plus its own difference beats the peak), or when the difference grows
- * past FLUSH_OBJECTS / FLUSH_BYTES either way, or when the thread exits.
- * A create/release loop below the peak so touches no shared cache line.
- * The peak is exact in a single thread; with several, another thread's
- * unflushed difference (at most the flush bounds) may be missing from it.
- * Exact live counts come from the shards (lt_registry_live_totals).
+ * global atomics ("flushes") when it might make a new high (its flushed
+ * total plus its own difference beats the peak), when it grows past
+ * FLUSH_OBJECTS / FLUSH_BYTES, when the thread exits, and at once when it
+ * would go below zero. A create/release loop below the peak so touches no
+ * shared cache line, and no thread ever holds back a release: the flushed
+ * totals are never above what is live (they only miss other threads'
+ * creates, each less than the flush bounds), so a high they show was
+ * reached. Holding releases back let another thread's creates count a
+ * peak that never was, with a copied set that did not add up to it.
+ *
+ * The peak is exact in a single thread; with several it may be low by
+ * other threads' unflushed creates. The copied set is exact (a walk under
+ * every shard lock) and its own totals are what the report shows: a walk
+ * that finds more than the key raises the key to it (the flushed totals
+ * were behind), one that finds less was taken after the peak moved on,
+ * and either is marked approximate. Exact live counts come from the
+ * shards (lt_registry_live_totals).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -55,7 +65,8 @@ static lt_spinlock lock;
 /* Atomic only so the hot path's pre-check may read them without it. */
 static _Atomic uint64_t key_bytes, key_objects;
 static uint64_t key_ticks;
-static int set_exact;      /* the set below belongs to the current key */
+static int set_current;     /* the set below was copied for the current key */
+static int set_approximate; /* ... but its totals were not the key's */
 static uint64_t set_created; /* lt_created_count() when it was copied */
 static uint64_t set_objects, set_bytes, set_ticks;
 static lt_site_count *set_sites;
@@ -81,9 +92,9 @@ static int beats_key(uint64_t bytes, uint64_t objects)
 /* Add this thread's difference to the global totals; returns them. */
 static void flush(uint64_t *objects, uint64_t *bytes)
 {
-    *objects = atomic_fetch_add_explicit(&live_objects, (uint64_t)local.objects, memory_order_relaxed) +
-               (uint64_t)local.objects;
-    *bytes = atomic_fetch_add_explicit(&live_bytes, (uint64_t)local.bytes, memory_order_relaxed) + (uint64_t)local.bytes;
+    uint64_t added_objects = (uint64_t)local.objects, added_bytes = (uint64_t)local.bytes;
+    *objects = atomic_fetch_add_explicit(&live_objects, added_objects, memory_order_relaxed) + added_objects;
+    *bytes = atomic_fetch_add_explicit(&live_bytes, added_bytes, memory_order_relaxed) + added_bytes;
     local.objects = 0;
     local.bytes = 0;
 }
@@ -126,7 +137,7 @@ void lt_peak_created(uint64_t bytes)
         atomic_store_explicit(&key_bytes, total, memory_order_relaxed);
         atomic_store_explicit(&key_objects, objects, memory_order_relaxed);
         key_ticks = lt_ticks();
-        set_exact = 0;
+        set_current = 0;
         atomic_store_explicit(&pending, 1, memory_order_release);
     }
     lt_spin_unlock(&lock);
@@ -183,17 +194,36 @@ static void copy_set(uint64_t created)
     }
     lt_registry_unlock_all();
     size_t kept = 0;
+    uint64_t objects = 0, bytes = 0;
     for (size_t i = 0; i < slots; i++)
-        if (table[i].objects)
+        if (table[i].objects) {
+            objects += table[i].objects;
+            bytes += table[i].bytes;
             table[kept++] = table[i]; /* compact in place: kept <= i */
+        }
     lt_free(set_sites);
     set_sites = table;
     set_count = kept;
-    set_objects = atomic_load_explicit(&key_objects, memory_order_relaxed);
-    set_bytes = atomic_load_explicit(&key_bytes, memory_order_relaxed);
+    /* The report states the set's own totals, so that they always add up
+     * to the sites listed. With several threads they may differ from the
+     * key: more, when other threads' creates were still unflushed (the
+     * walk saw a real moment above the key, which becomes the key: the
+     * peak must never go down); less, when another thread released before
+     * the walk. */
+    set_approximate = objects != atomic_load_explicit(&key_objects, memory_order_relaxed) ||
+                      bytes != atomic_load_explicit(&key_bytes, memory_order_relaxed);
+    if (beats_key(bytes, objects)) {
+        atomic_store_explicit(&key_bytes, bytes, memory_order_relaxed);
+        atomic_store_explicit(&key_objects, objects, memory_order_relaxed);
+        key_ticks = lt_ticks();
+        raise_to(&max_objects, objects);
+        raise_to(&max_bytes, bytes);
+    }
+    set_objects = objects;
+    set_bytes = bytes;
     set_ticks = key_ticks;
     set_created = created;
-    set_exact = 1;
+    set_current = 1;
 }
 
 void lt_peak_before_death(void)
@@ -213,11 +243,14 @@ void lt_peak_before_death(void)
 
 void lt_peak_died(uint64_t bytes)
 {
-    if (!local.registered)
-        arm_exit_flush(); /* a thread that only releases */
     local.objects -= 1;
     local.bytes -= (int64_t)bytes;
-    if (local.objects <= -FLUSH_OBJECTS || local.bytes <= -FLUSH_BYTES) {
+    /* Below zero in either: this thread released what it had not counted
+     * in (another thread's objects, or its own already flushed). Held
+     * back, that would leave the flushed totals too high, and another
+     * thread's create could count a peak that never was. A thread that
+     * only releases so never keeps a difference to flush at exit. */
+    if ((local.objects | local.bytes) < 0) {
         uint64_t objects, total;
         flush(&objects, &total);
     }
@@ -234,18 +267,20 @@ int lt_peak_get(lt_peak_info *out)
     memset(out, 0, sizeof *out);
     lt_peak_marks(&out->objects, &out->bytes);
     lt_spin_lock(&lock);
-    if (!set_exact) {
-        /* Still at the peak (nothing died since)? Then the live set now
-         * is the peak's. */
+    if (!set_current) {
+        /* Still at the peak (nothing died since), or above it by other
+         * threads' unflushed creates? Then the live set now is the peak's,
+         * or a higher one that copy_set makes the peak. */
         uint64_t objects, bytes;
         lt_registry_live_totals(&objects, &bytes);
-        if (bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
-            objects == atomic_load_explicit(&key_objects, memory_order_relaxed)) {
+        int at_key = bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
+                     objects == atomic_load_explicit(&key_objects, memory_order_relaxed);
+        if (at_key || beats_key(bytes, objects)) {
             atomic_store_explicit(&pending, 0, memory_order_relaxed);
             copy_set(lt_created_count());
         }
     }
-    out->approximate = !set_exact;
+    out->approximate = !set_current || set_approximate;
     out->set_objects = set_objects;
     out->set_bytes = set_bytes;
     out->time_ns = lt_ticks_to_ns(set_ticks);

@@ -1,0 +1,200 @@
+/*
+ * The peak with several threads (peak.c keeps per-thread differences and
+ * adds them to the shared totals in batches). Each scenario runs in a
+ * child of its own: the peak is the whole process's.
+ *
+ * released: a thread creates 50 objects, releases them and stays alive;
+ *    then the main thread creates 40. At most 50 were ever live at once:
+ *    the peak must say 50, not 90 (releases not yet pushed would leave
+ *    the shared totals 50 too high), and list what it counts.
+ * held: after an exact peak of 64, a thread creates 30 objects, below
+ *    it, and keeps them (its difference stays unpushed); the main thread
+ *    then creates 70. The shared totals see a new high of 70 while 100
+ *    are live: the copied set holds 100, and the report must give the
+ *    set's own totals, never a count that disagrees with the list under
+ *    it, and say that it is approximate.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "report_test_util.h"
+
+#define OBJECT_BYTES 1000
+/* "released" */
+#define RELEASER_OBJECTS 50 /* fewer than peak.c's batch of 64 objects */
+#define MAIN_AFTER_RELEASER 40
+/* "held" */
+#define FIRST_PEAK_OBJECTS 64 /* a whole batch: pushed however releases are batched */
+#define HOLDER_OBJECTS 30
+#define MAIN_AFTER_HOLDER 70
+
+static pthread_barrier_t work_done, may_exit;
+
+static void make(uint64_t handle)
+{
+    livetrack_new_object object = {
+        .domain = LIVETRACK_DOMAIN_USER, .handle = handle, .bytes = OBJECT_BYTES, .call = "make"};
+    CHECK(livetrack_create(&object) == LIVETRACK_OK);
+}
+
+static void release(uint64_t handle)
+{
+    CHECK(livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL, NULL) == LIVETRACK_OK);
+}
+
+/* Creates and releases its objects, then stays alive so that no
+ * thread-exit push can hide what it left unpushed. */
+static void *create_and_release(void *unused)
+{
+    (void)unused;
+    for (uint64_t i = 0; i < RELEASER_OBJECTS; i++)
+        make(0x10000 + i * 16);
+    for (uint64_t i = 0; i < RELEASER_OBJECTS; i++)
+        release(0x10000 + i * 16);
+    pthread_barrier_wait(&work_done);
+    pthread_barrier_wait(&may_exit);
+    return NULL;
+}
+
+/* Creates objects below the peak and keeps them while it stays alive. */
+static void *create_and_hold(void *unused)
+{
+    (void)unused;
+    for (uint64_t i = 0; i < HOLDER_OBJECTS; i++)
+        make(0x30000 + i * 16);
+    pthread_barrier_wait(&work_done);
+    pthread_barrier_wait(&may_exit);
+    return NULL;
+}
+
+static void run_while_held(void *(*body)(void *), pthread_t *thread)
+{
+    CHECK(pthread_create(thread, NULL, body, NULL) == 0);
+    pthread_barrier_wait(&work_done);
+}
+
+static void let_exit(pthread_t thread)
+{
+    pthread_barrier_wait(&may_exit);
+    pthread_join(thread, NULL);
+}
+
+/* The peak report's header totals, the sum of the sites it lists, and
+ * whether it says approximate; 0 when there is no header. */
+typedef struct peak_text {
+    uint64_t objects, listed_objects;
+    int approximate;
+} peak_text;
+
+static int read_peak_report(peak_text *out, char **text)
+{
+    size_t size = 0;
+    *text = NULL;
+    FILE *file = open_memstream(text, &size);
+    livetrack_write_peak_report(file);
+    fclose(file);
+    memset(out, 0, sizeof *out);
+    char line[512];
+    if (!rt_line_starting(*text, "livetrack: at peak ", 0, line, sizeof line))
+        return 0;
+    const char *in = strstr(line, " live in ");
+    if (!in || sscanf(in, " live in %" SCNu64, &out->objects) != 1)
+        return 0;
+    out->approximate = strstr(line, "approximate") != NULL;
+    /* Every other "livetrack: " line is a site: "livetrack: N live ..." */
+    for (unsigned n = 1; rt_line_starting(*text, "livetrack: ", n, line, sizeof line); n++) {
+        uint64_t objects = 0;
+        CHECK(sscanf(line, "livetrack: %" SCNu64 " live ", &objects) == 1);
+        out->listed_objects += objects;
+    }
+    return 1;
+}
+
+static void scenario_released(void)
+{
+    pthread_t thread;
+    run_while_held(create_and_release, &thread);
+    for (uint64_t i = 0; i < MAIN_AFTER_RELEASER; i++)
+        make(0x20000 + i * 16);
+    release(0x20000); /* a death: a pending peak would be copied here */
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.peak_objects, RELEASER_OBJECTS);
+    CHECK_EQ_INT(stats.peak_bytes, RELEASER_OBJECTS * OBJECT_BYTES);
+    peak_text peak;
+    char *text;
+    CHECK(read_peak_report(&peak, &text));
+    CHECK_EQ_INT(peak.objects, RELEASER_OBJECTS);
+    CHECK_EQ_INT(peak.listed_objects, RELEASER_OBJECTS);
+    CHECK(!peak.approximate);
+    if (check_failed)
+        fprintf(stderr, "---- the peak report:\n%s---- end\n", text);
+    free(text);
+    let_exit(thread);
+}
+
+static void scenario_held(void)
+{
+    for (uint64_t i = 0; i < FIRST_PEAK_OBJECTS; i++)
+        make(0x20000 + i * 16);
+    for (uint64_t i = 0; i < FIRST_PEAK_OBJECTS; i++)
+        release(0x20000 + i * 16);
+    pthread_t thread;
+    run_while_held(create_and_hold, &thread);
+    for (uint64_t i = 0; i < MAIN_AFTER_HOLDER; i++)
+        make(0x40000 + i * 16);
+    release(0x40000); /* the set is copied here, all 100 objects live */
+    const uint64_t both = HOLDER_OBJECTS + MAIN_AFTER_HOLDER;
+    peak_text peak;
+    char *text;
+    CHECK(read_peak_report(&peak, &text));
+    CHECK_EQ_INT(peak.listed_objects, both);
+    CHECK_EQ_INT(peak.objects, peak.listed_objects);
+    CHECK(peak.approximate); /* the shared totals had seen only 70 */
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    CHECK(stats.peak_objects >= both && stats.peak_bytes >= both * OBJECT_BYTES);
+    if (check_failed)
+        fprintf(stderr, "---- the peak report:\n%s---- end\n", text);
+    free(text);
+    const char *checks[] = {
+        "r['peak']['objects'] == sum(s['objects'] for s in r['peak']['sites']) == 100",
+        "r['peak']['bytes'] == sum(s['bytes'] for s in r['peak']['sites']) == 100000",
+        "r['peak']['approximate'] is True",
+        "r['peak']['max_objects'] >= 100 and r['peak']['max_bytes'] >= 100000",
+        NULL};
+    CHECK(rt_check_own_json(0, checks));
+    let_exit(thread);
+}
+
+static void run_scenario(const char *name)
+{
+    char *argv[] = {(char *)rt_self(), "scenario", (char *)name, NULL};
+    const char *const set[] = {"LIVETRACK_EXIT_REPORT=off", NULL};
+    rt_child child;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    if (child.status != 0)
+        rt_child_dump(name, &child);
+    rt_child_free(&child);
+}
+
+int main(int argc, char **argv)
+{
+    pthread_barrier_init(&work_done, NULL, 2);
+    pthread_barrier_init(&may_exit, NULL, 2);
+    if (argc == 3 && !strcmp(argv[1], "scenario")) {
+        if (!strcmp(argv[2], "released"))
+            scenario_released();
+        else if (!strcmp(argv[2], "held"))
+            scenario_held();
+        else
+            CHECK(!"a known scenario");
+        return check_summary(argv[2]);
+    }
+    run_scenario("released");
+    run_scenario("held");
+    return check_summary("test_report_peak_threads");
+}
