@@ -142,29 +142,25 @@ static int event_of(const char *text)
     return -1;
 }
 
-static void strip_newline(char *line)
+/* Drops the line's end ("\n" or "\r\n"); returns the length left. */
+static size_t strip_newline(char *line, size_t length)
 {
-    size_t length = strlen(line);
     while (length && (line[length - 1] == '\n' || line[length - 1] == '\r'))
         line[--length] = '\0';
+    return length;
 }
 
-/* Reads one line of any length; returns its length or -1 at EOF. */
+/* Reads one line of any length with its real length, NUL bytes included
+ * (fgets would hide them); returns that length or -1 at EOF. */
 static long read_line(FILE *in, char **buffer, size_t *capacity)
 {
-    size_t used = 0;
-    for (;;) {
-        if (*capacity - used < 2) {
-            *capacity = *capacity ? *capacity * 2 : 256;
-            *buffer = cli_realloc(*buffer, *capacity, 1);
-        }
-        if (!fgets(*buffer + used, (int)(*capacity - used), in))
-            return used ? (long)used : -1;
-        used += strlen(*buffer + used);
-        if ((*buffer)[used - 1] == '\n')
-            return (long)used;
-    }
+    ssize_t length = getline(buffer, capacity, in);
+    return length < 0 ? -1 : (long)length;
 }
+
+/* A NUL byte is never written by livetrack: the line is damaged, and
+ * splitting it as a C string would silently drop what follows the NUL. */
+static int has_nul(const char *line, size_t length) { return memchr(line, '\0', length) != NULL; }
 
 int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
 {
@@ -193,7 +189,12 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
         ok = 0;
         goto done;
     }
-    strip_newline(line);
+    if (has_nul(line, (size_t)length)) {
+        snprintf(error, error_size, "not a livetrack timeline: the header holds a NUL byte");
+        ok = 0;
+        goto done;
+    }
+    strip_newline(line, (size_t)length);
     field_count = split(line, fields);
     for (int c = 0; c < COLUMN_COUNT; c++) {
         index_of[c] = -1;
@@ -218,10 +219,12 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
             t->partial_last_line = 1;
             break;
         }
-        strip_newline(line);
-        if (!*line)
-            continue;
-        int count = split(line, fields);
+        int count = -1; /* malformed until split */
+        if (!has_nul(line, (size_t)length)) {
+            if (!strip_newline(line, (size_t)length))
+                continue;
+            count = split(line, fields);
+        }
         timeline_row row;
         memset(&row, 0, sizeof row);
         const char *text[COLUMN_COUNT];

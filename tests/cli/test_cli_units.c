@@ -100,14 +100,20 @@ static void test_json(void)
     free(large);
 }
 
-static const char *write_file(const char *name, const char *text)
+/* Writes `size` bytes, NULs included, to a file under $TMPDIR. */
+static const char *write_bytes(const char *name, const char *bytes, size_t size)
 {
     static char path[512];
     snprintf(path, sizeof path, "%s/%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
     FILE *out = fopen(path, "w");
-    fputs(text, out);
+    fwrite(bytes, 1, size, out);
     fclose(out);
     return path;
+}
+
+static const char *write_file(const char *name, const char *text)
+{
+    return write_bytes(name, text, strlen(text));
 }
 
 static void test_csv(void)
@@ -143,6 +149,24 @@ static void test_csv(void)
     /* names are interned: one copy however many rows */
     CHECK(t.rows[0].api == t.rows[3].api);
     timeline_free(&t);
+
+    /* NUL bytes: a line starting with one (it once read before the
+     * buffer) and one inside a row (it once merged the row with the next)
+     * are malformed rows; the rows around them are kept. */
+    static const char with_nuls[] = "seq,time_ms,event,api,type,live_objects,live_bytes\n"
+                                    "1,0.5,create,OpenCL,cl_mem,1,64\n"
+                                    "\0abc\n"
+                                    "2,0.6,create,OpenCL,cl_mem,2,128\0junk\n"
+                                    "3,0.7,create,OpenCL,cl_mem,3,192\n";
+    path = write_bytes("cli_units_nul.csv", with_nuls, sizeof with_nuls - 1);
+    CHECK(timeline_read(path, &t, error, sizeof error));
+    CHECK_EQ_INT(t.count, 2);
+    CHECK_EQ_INT(t.skipped, 2);
+    CHECK_EQ_INT(t.count == 2 ? t.rows[1].seq : 0, 3);
+    CHECK(!t.partial_last_line);
+    timeline_free(&t);
+    path = write_bytes("cli_units_nul_header.csv", "seq\0,time_ms\n", 14);
+    CHECK(!timeline_read(path, &t, error, sizeof error));
 
     path = write_file("cli_units_bad.csv", "seq,time_ms,event\n1,0.5,create\n");
     CHECK(!timeline_read(path, &t, error, sizeof error));
