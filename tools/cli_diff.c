@@ -37,7 +37,8 @@ static void usage(void)
 typedef struct site_entry {
     char *key;
     const json_value *site;
-    int64_t objects, bytes;
+    int64_t objects;
+    uint64_t bytes; /* unsigned in the report, may pass 2^63 */
 } site_entry;
 
 static int compare_keys(const void *a, const void *b)
@@ -71,7 +72,7 @@ static site_entry *collect(const report_file *report, int ignore_lines, size_t *
         entries[count].key = report_site_key(site, ignore_lines);
         entries[count].site = site;
         entries[count].objects = objects;
-        entries[count].bytes = json_int(json_get(site, "bytes"), 0);
+        entries[count].bytes = json_u64(json_get(site, "bytes"), 0);
         count++;
     }
     qsort(entries, count, sizeof *entries, compare_keys);
@@ -131,7 +132,8 @@ int cli_diff(int argc, char **argv)
     /* Walk both sorted lists at once: new, grown, unchanged, gone. */
     site_entry *added = cli_alloc((new_count + 1) * sizeof *added);
     size_t added_count = 0, grown = 0, same = 0, fixed = 0;
-    int64_t added_objects = 0, added_bytes = 0;
+    int64_t added_objects = 0;
+    uint64_t added_bytes = 0;
     size_t b = 0, n = 0;
     while (b < base_count || n < new_count) {
         int order = b == base_count ? 1 : n == new_count ? -1 : strcmp(base_sites[b].key, new_sites[n].key);

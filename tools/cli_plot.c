@@ -71,7 +71,7 @@ typedef struct call_stats {
     char *owned_name; /* for calls the timeline does not name */
     uint64_t count;
     int64_t rss_delta_kb;
-    int64_t bytes_created;
+    uint64_t bytes_created;
 } call_stats;
 
 typedef struct api_stats {
@@ -382,7 +382,7 @@ static void summary_cards(const plot_data *d, FILE *out)
     if (root) {
         int64_t leaked = json_int(json_get(summary, "leaked_objects"), 0);
         units_count(leaked, a, sizeof a);
-        units_bytes((double)json_int(json_get(summary, "leaked_bytes"), 0), b, sizeof b);
+        units_bytes((double)json_u64(json_get(summary, "leaked_bytes"), 0), b, sizeof b);
         snprintf(detail, sizeof detail, "%s; %" PRId64 " kept alive, %" PRId64 " suppressed", b,
                  json_int(json_get(summary, "kept_alive_objects"), 0), json_int(json_get(summary, "suppressed_objects"), 0));
         card(out, leaked ? "bad" : "good", "Leaked at exit", a, detail);
@@ -430,7 +430,7 @@ static int compare_sites(const void *a, const void *b)
 {
     const json_value *x = *(const json_value *const *)a, *y = *(const json_value *const *)b;
     const char *key = sites_by_bytes ? "bytes" : "objects";
-    int64_t vx = json_int(json_get(x, key), 0), vy = json_int(json_get(y, key), 0);
+    uint64_t vx = json_u64(json_get(x, key), 0), vy = json_u64(json_get(y, key), 0);
     if (vx != vy)
         return vx > vy ? -1 : 1;
     return x < y ? -1 : x > y;
@@ -450,7 +450,8 @@ static void site_bars(FILE *out, const json_value *const *sites, size_t count, i
     char (*tips)[512] = cli_alloc((shown + 1) * sizeof *tips);
     for (size_t i = 0; i < shown; i++) {
         char size[32], types[256];
-        int64_t objects = json_int(json_get(list[i], "objects"), 0), bytes = json_int(json_get(list[i], "bytes"), 0);
+        int64_t objects = json_int(json_get(list[i], "objects"), 0);
+        uint64_t bytes = json_u64(json_get(list[i], "bytes"), 0);
         report_site_label(list[i], labels[i], sizeof labels[i]);
         report_site_types(list[i], types, sizeof types);
         units_bytes((double)bytes, size, sizeof size);
@@ -495,10 +496,12 @@ static void sites_section(const plot_data *d, FILE *out)
     /* Largest first: bytes, then objects (insertion sort: few sites). */
     for (size_t i = 1; i < count; i++) {
         const json_value *site = list[i];
-        int64_t bytes = json_int(json_get(site, "bytes"), 0), objects = json_int(json_get(site, "objects"), 0);
+        uint64_t bytes = json_u64(json_get(site, "bytes"), 0);
+        int64_t objects = json_int(json_get(site, "objects"), 0);
         size_t j = i;
         while (j > 0) {
-            int64_t pb = json_int(json_get(list[j - 1], "bytes"), 0), po = json_int(json_get(list[j - 1], "objects"), 0);
+            uint64_t pb = json_u64(json_get(list[j - 1], "bytes"), 0);
+            int64_t po = json_int(json_get(list[j - 1], "objects"), 0);
             if (pb > bytes || (pb == bytes && po >= objects))
                 break;
             list[j] = list[j - 1];
@@ -508,7 +511,7 @@ static void sites_section(const plot_data *d, FILE *out)
     }
     int by_bytes = 0;
     for (size_t i = 0; i < count; i++)
-        by_bytes |= json_int(json_get(list[i], "bytes"), 0) > 0;
+        by_bytes |= json_u64(json_get(list[i], "bytes"), 0) > 0;
     if (!count) {
         fputs("<h2>Leaks by call site</h2><p class=\"good-text\">Nothing leaked: every object was released.</p>"
               "</section>\n",
@@ -535,7 +538,7 @@ static void sites_section(const plot_data *d, FILE *out)
         char label[256], types[256], size[32], frame[1024];
         report_site_label(list[i], label, sizeof label);
         report_site_types(list[i], types, sizeof types);
-        units_bytes((double)json_int(json_get(list[i], "bytes"), 0), size, sizeof size);
+        units_bytes((double)json_u64(json_get(list[i], "bytes"), 0), size, sizeof size);
         fprintf(out, "<details%s><summary><b>", i < 3 ? " open" : "");
         html_text(out, label);
         int64_t objects = json_int(json_get(list[i], "objects"), 0);

@@ -196,11 +196,13 @@ static void add_label(builder *b, pb_buffer *sample, const char *key, const char
     pb_free(&label);
 }
 
-static void add_sample(builder *b, const uint64_t *locations, size_t location_count, int64_t objects, int64_t bytes,
+static void add_sample(builder *b, const uint64_t *locations, size_t location_count, int64_t objects, uint64_t bytes,
                        const char *api, const char *type)
 {
     pb_buffer sample = {NULL, 0, 0};
-    uint64_t values[2] = {(uint64_t)objects, (uint64_t)bytes};
+    /* pprof values are int64: a size past 2^63 (the report's are unsigned)
+     * is drawn as the largest it can hold rather than as a negative one. */
+    uint64_t values[2] = {(uint64_t)objects, bytes > INT64_MAX ? (uint64_t)INT64_MAX : bytes};
     if (location_count)
         pb_packed_field(&sample, SAMPLE_LOCATION_ID, locations, location_count);
     pb_packed_field(&sample, SAMPLE_VALUE, values, 2);
@@ -228,13 +230,13 @@ static void add_site(builder *b, const json_value *site)
     }
     const json_value *types = json_get(site, "types");
     if (!json_count(types)) {
-        add_sample(b, locations, count, json_int(json_get(site, "objects"), 0), json_int(json_get(site, "bytes"), 0),
+        add_sample(b, locations, count, json_int(json_get(site, "objects"), 0), json_u64(json_get(site, "bytes"), 0),
                    NULL, NULL);
         return;
     }
     for (size_t i = 0; i < json_count(types); i++) {
         const json_value *type = json_at(types, i);
-        add_sample(b, locations, count, json_int(json_get(type, "objects"), 0), json_int(json_get(type, "bytes"), 0),
+        add_sample(b, locations, count, json_int(json_get(type, "objects"), 0), json_u64(json_get(type, "bytes"), 0),
                    json_str(json_get(type, "api"), NULL), json_str(json_get(type, "type"), NULL));
     }
 }
@@ -311,14 +313,15 @@ int cli_pprof(int argc, char **argv)
     intern(&b, ""); /* string_table[0] must be "" */
 
     const json_value *sites = peak ? json_path(report.root, "peak.sites") : json_get(report.root, "sites");
-    int64_t objects = 0, bytes = 0;
+    int64_t objects = 0;
+    uint64_t bytes = 0;
     for (size_t i = 0; i < json_count(sites); i++) {
         const json_value *site = json_at(sites, i);
         if (json_bool(json_get(site, "suppressed"), 0) || json_int(json_get(site, "objects"), 0) <= 0)
             continue;
         add_site(&b, site);
         objects += json_int(json_get(site, "objects"), 0);
-        bytes += json_int(json_get(site, "bytes"), 0);
+        bytes += json_u64(json_get(site, "bytes"), 0);
     }
 
     pb_buffer profile = {NULL, 0, 0};

@@ -37,12 +37,17 @@ static void usage(void)
 typedef enum { BY_SITE, BY_TYPE, BY_API } grouping;
 
 static int64_t field(const json_value *object, const char *name) { return json_int(json_get(object, name), 0); }
+/* Sizes are unsigned in the report and may pass 2^63, where json_int gives up. */
+static uint64_t size_field(const json_value *object, const char *name)
+{
+    return json_u64(json_get(object, name), 0);
+}
 
 /* Largest first: bytes, then objects; ties keep the report's order. */
 static int compare_groups(const void *a, const void *b)
 {
     const json_value *x = *(const json_value *const *)a, *y = *(const json_value *const *)b;
-    int64_t xb = field(x, "bytes"), yb = field(y, "bytes");
+    uint64_t xb = size_field(x, "bytes"), yb = size_field(y, "bytes");
     if (xb != yb)
         return xb > yb ? -1 : 1;
     int64_t xo = field(x, "objects"), yo = field(y, "objects");
@@ -86,7 +91,7 @@ static void print_summary(const report_file *report)
     printf("\n");
 
     int64_t leaked = field(summary, "leaked_objects");
-    units_bytes((double)field(summary, "leaked_bytes"), size, sizeof size);
+    units_bytes((double)size_field(summary, "leaked_bytes"), size, sizeof size);
     size_t sites = 0;
     const json_value *site_array = json_get(root, "sites");
     for (size_t i = 0; i < json_count(site_array); i++)
@@ -107,7 +112,7 @@ static void print_summary(const report_file *report)
     if (kept)
         printf("  %" PRId64 " object%s released by the program but kept alive by leaked ones\n", kept, plural(kept));
     if (suppressed) {
-        units_bytes((double)field(summary, "suppressed_bytes"), size, sizeof size);
+        units_bytes((double)size_field(summary, "suppressed_bytes"), size, sizeof size);
         printf("  %" PRId64 " leaked object%s (%s) suppressed\n", suppressed, plural(suppressed), size);
     }
     int64_t created = field(summary, "created_objects");
@@ -116,7 +121,7 @@ static void print_summary(const report_file *report)
     const json_value *peak = json_get(root, "peak");
     if (peak && peak->kind == JSON_OBJECT) {
         char when[32], count[32];
-        units_bytes((double)field(peak, "bytes"), size, sizeof size);
+        units_bytes((double)size_field(peak, "bytes"), size, sizeof size);
         units_time_ms(json_num(json_get(peak, "time_ms"), 0), when, sizeof when);
         units_count(field(peak, "objects"), count, sizeof count);
         printf("; peak %s live in %s object%s at %s%s", size, count, plural(field(peak, "objects")), when,
@@ -140,7 +145,7 @@ static void print_site(const json_value *site, const char *what)
 {
     char size[32], label[512], types[256];
     int64_t objects = field(site, "objects");
-    units_bytes((double)field(site, "bytes"), size, sizeof size);
+    units_bytes((double)size_field(site, "bytes"), size, sizeof size);
     report_site_label(site, label, sizeof label);
     report_site_types(site, types, sizeof types);
     printf("\n%" PRId64 " object%s (%s) %s at %s: %s\n", objects, plural(objects), size, what, label, types);
@@ -152,8 +157,8 @@ static void print_site(const json_value *site, const char *what)
         const json_value *example = json_at(examples, i);
         printf("%s%s %s refs %" PRId64, i ? ", " : "  for example: ", json_str(json_get(example, "type"), "?"),
                json_str(json_get(example, "handle"), "?"), field(example, "refs"));
-        if (field(example, "bytes")) {
-            units_bytes((double)field(example, "bytes"), size, sizeof size);
+        if (size_field(example, "bytes")) {
+            units_bytes((double)size_field(example, "bytes"), size, sizeof size);
             printf(" (%s)", size);
         }
     }
@@ -192,7 +197,7 @@ static void print_table(const json_value *array, long top, int with_type)
         printf("  none\n");
     for (size_t i = 0; i < shown; i++) {
         char size[32], objects[32];
-        units_bytes((double)field(groups[i], "bytes"), size, sizeof size);
+        units_bytes((double)size_field(groups[i], "bytes"), size, sizeof size);
         units_count(field(groups[i], "objects"), objects, sizeof objects);
         if (with_type)
             printf("  %-10s %-24s %10s object%s %12s\n", json_str(json_get(groups[i], "api"), "?"),
@@ -281,7 +286,7 @@ int cli_report(int argc, char **argv)
             printf("\nno peak in this report\n");
         } else {
             char size[32], when[32];
-            units_bytes((double)field(peak_set, "bytes"), size, sizeof size);
+            units_bytes((double)size_field(peak_set, "bytes"), size, sizeof size);
             units_time_ms(json_num(json_get(peak_set, "time_ms"), 0), when, sizeof when);
             printf("\nat the peak (%s): %s live in %" PRId64 " object%s%s\n", when, size, field(peak_set, "objects"),
                    plural(field(peak_set, "objects")),

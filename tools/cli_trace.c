@@ -57,6 +57,13 @@ static void counter(writer *w, const char *name, double time_ms, const char *key
     fprintf(w->out, ",\"args\":{\"%s\":%" PRId64 "}}", key, value);
 }
 
+/* Totals and sizes are unsigned in the timeline and may pass 2^63. */
+static void counter_unsigned(writer *w, const char *name, double time_ms, const char *key, uint64_t value)
+{
+    begin_event(w, "C", name, time_ms);
+    fprintf(w->out, ",\"args\":{\"%s\":%" PRIu64 "}}", key, value);
+}
+
 /* The frames of a stack as one string, a line each, for the event's args. */
 static void frames_arg(FILE *out, const json_value *frames)
 {
@@ -157,7 +164,9 @@ int cli_trace(int argc, char **argv)
         fprintf(out, ",\"dur\":%.3f,\"args\":{\"events\":%zu}}", end * 1000.0, t.count);
     }
 
-    int64_t last_objects = -1, last_bytes = -1, last_rss = -1, last_size = -1;
+    int64_t last_rss = -1, last_size = -1;
+    uint64_t last_objects = 0, last_bytes = 0;
+    int have_totals = 0; /* any value, 2^64 - 1 included, is a real total */
     const json_value *misuse = json_get(report.root, "misuse");
     size_t misuse_rows = 0;
     for (size_t i = 0; i < t.count; i++) {
@@ -187,10 +196,11 @@ int cli_trace(int argc, char **argv)
         }
         timeline_series_name(&t, row->series, name, sizeof name);
         counter(&w, name, row->time_ms, "live", row->type_live);
-        if (row->live_objects != last_objects)
-            counter(&w, "live objects (all types)", row->time_ms, "objects", last_objects = row->live_objects);
-        if (row->live_bytes != last_bytes)
-            counter(&w, "live bytes", row->time_ms, "bytes", last_bytes = row->live_bytes);
+        if (!have_totals || row->live_objects != last_objects)
+            counter_unsigned(&w, "live objects (all types)", row->time_ms, "objects", last_objects = row->live_objects);
+        if (!have_totals || row->live_bytes != last_bytes)
+            counter_unsigned(&w, "live bytes", row->time_ms, "bytes", last_bytes = row->live_bytes);
+        have_totals = 1;
         if (t.has_vm && row->vm_rss_kb != last_rss)
             counter(&w, "VmRSS", row->time_ms, "bytes", (last_rss = row->vm_rss_kb) * 1024);
         if (t.has_vm && row->vm_size_kb != last_size)
@@ -220,8 +230,8 @@ int cli_trace(int argc, char **argv)
             escape_json(out, json_str(json_get(object, "type"), "?"));
             fputs(",\"handle\":", out);
             escape_json(out, json_str(json_get(object, "handle"), "?"));
-            fprintf(out, ",\"refs\":%" PRId64 ",\"bytes\":%" PRId64, json_int(json_get(object, "refs"), 0),
-                    json_int(json_get(object, "bytes"), 0));
+            fprintf(out, ",\"refs\":%" PRId64 ",\"bytes\":%" PRIu64, json_int(json_get(object, "refs"), 0),
+                    json_u64(json_get(object, "bytes"), 0));
             if (site) {
                 fputs(",\"stack\":", out);
                 frames_arg(out, json_get(site, "frames"));

@@ -127,6 +127,20 @@ static int parse_u64(const char *text, uint64_t *out)
     return 1;
 }
 
+/* A count or size: decimal digits up to 2^64 - 1 ("-1" would wrap). */
+static int parse_count(const char *text, uint64_t *out)
+{
+    if (*text == '-' || *text == '+')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long number = strtoull(text, &end, 10);
+    if (errno || *end)
+        return 0;
+    *out = number;
+    return 1;
+}
+
 static int parse_double(const char *text, double *out)
 {
     char *end;
@@ -240,9 +254,9 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
         int event = good ? event_of(text[COL_EVENT]) : -1;
         good = good && event >= 0 && parse_u64(text[COL_SEQ], &row.seq) &&
                parse_double(text[COL_TIME], &row.time_ms) && parse_u64(text[COL_HANDLE], &row.handle) &&
-               parse_i64(text[COL_BYTES], &row.bytes) && parse_i64(text[COL_TYPE_LIVE], &row.type_live) &&
-               parse_i64(text[COL_LIVE_OBJECTS], &row.live_objects) &&
-               parse_i64(text[COL_LIVE_BYTES], &row.live_bytes) && parse_i64(text[COL_VM_SIZE], &row.vm_size_kb) &&
+               parse_count(text[COL_BYTES], &row.bytes) && parse_i64(text[COL_TYPE_LIVE], &row.type_live) &&
+               parse_count(text[COL_LIVE_OBJECTS], &row.live_objects) &&
+               parse_count(text[COL_LIVE_BYTES], &row.live_bytes) && parse_i64(text[COL_VM_SIZE], &row.vm_size_kb) &&
                parse_i64(text[COL_VM_RSS], &row.vm_rss_kb) && parse_i64(text[COL_VM_DATA], &row.vm_data_kb) &&
                parse_i64(text[COL_VM_PEAK], &row.vm_peak_kb) && parse_i64(text[COL_THREADS], &row.threads) &&
                parse_i64(text[COL_D_VM_SIZE], &row.d_vm_size_kb) && parse_i64(text[COL_D_VM_RSS], &row.d_vm_rss_kb);

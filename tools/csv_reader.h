@@ -32,10 +32,10 @@ typedef struct timeline_row {
     uint64_t seq;
     double time_ms;
     uint64_t handle;
-    int64_t bytes;
+    uint64_t bytes;        /* unsigned, as the core writes them: sizes reach 2^64 - 1 */
     int64_t type_live;
-    int64_t live_objects;
-    int64_t live_bytes;
+    uint64_t live_objects;
+    uint64_t live_bytes;
     int64_t vm_size_kb, vm_rss_kb, vm_data_kb, vm_peak_kb, threads;
     int64_t d_vm_size_kb, d_vm_rss_kb;
     uint32_t call;   /* index into timeline.strings ("" when empty) */

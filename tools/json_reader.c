@@ -305,6 +305,14 @@ static void read_number(parser *p, json_value *value)
             value->is_integer = 1;
             value->integer = integer;
         }
+        if (*start != '-') {
+            errno = 0;
+            unsigned long long unsigned_integer = strtoull(start, &stop, 10);
+            if (!errno) {
+                value->is_unsigned = 1;
+                value->unsigned_integer = unsigned_integer;
+            }
+        }
     }
     p->at = c;
 }
@@ -566,7 +574,10 @@ uint64_t json_u64(const json_value *value, uint64_t fallback)
         unsigned long long number = strtoull(value->string, &end, 0);
         return errno || end == value->string || *end ? fallback : (uint64_t)number;
     }
-    if (value && value->kind == JSON_NUMBER && value->number >= 0)
-        return value->is_integer ? (uint64_t)value->integer : (uint64_t)value->number;
+    if (value && value->kind == JSON_NUMBER && value->is_unsigned)
+        return value->unsigned_integer;
+    /* 2^64 itself rounds to 1.8446744073709552e19, which does not fit */
+    if (value && value->kind == JSON_NUMBER && value->number >= 0 && value->number < 18446744073709551616.0)
+        return (uint64_t)value->number;
     return fallback;
 }

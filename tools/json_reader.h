@@ -21,6 +21,8 @@ struct json_value {
     int boolean;
     int is_integer;     /* JSON_NUMBER written without fraction or exponent, fits int64 */
     int64_t integer;    /* exact value when is_integer */
+    int is_unsigned;    /* JSON_NUMBER written as digits alone that fit uint64 (byte counts reach 2^64 - 1) */
+    uint64_t unsigned_integer; /* exact value when is_unsigned */
     double number;
     const char *string; /* JSON_STRING, NUL-terminated (and `length` long) */
     size_t length;
@@ -49,7 +51,8 @@ const char *json_str(const json_value *value, const char *fallback);
 double json_num(const json_value *value, double fallback);
 int64_t json_int(const json_value *value, int64_t fallback);
 int json_bool(const json_value *value, int fallback);
-/* A number, or a string holding a number ("0x55d0c0de1234" or "42"). */
+/* A number, or a string holding a number ("0x55d0c0de1234" or "42"), exact
+ * up to 2^64 - 1: the core writes byte counts unsigned, so read sizes with it. */
 uint64_t json_u64(const json_value *value, uint64_t fallback);
 
 #endif

@@ -100,6 +100,24 @@ static void test_json(void)
     free(large);
 }
 
+/* The core writes sizes unsigned: 2^63 and above must read exactly, not
+ * as 0 or as a malformed row. */
+static void test_huge_sizes(void)
+{
+    char error[256];
+    json_document *doc = parse("{\"max\": 18446744073709551615, \"big\": 10000000000000000001, \"over\": "
+                               "18446744073709551616, \"neg\": -1}",
+                               error);
+    CHECK(doc != NULL);
+    const json_value *root = json_root(doc);
+    CHECK(json_u64(json_get(root, "max"), 0) == UINT64_MAX);
+    CHECK(json_u64(json_get(root, "big"), 0) == 10000000000000000001ull);
+    CHECK(json_u64(json_get(root, "over"), 7) == 7);
+    CHECK(json_u64(json_get(root, "neg"), 7) == 7);
+    CHECK(json_int(json_get(root, "big"), 7) == 7);
+    json_free(doc);
+}
+
 /* Writes `size` bytes, NULs included, to a file under $TMPDIR. */
 static const char *write_bytes(const char *name, const char *bytes, size_t size)
 {
@@ -167,6 +185,17 @@ static void test_csv(void)
     timeline_free(&t);
     path = write_bytes("cli_units_nul_header.csv", "seq\0,time_ms\n", 14);
     CHECK(!timeline_read(path, &t, error, sizeof error));
+
+    path = write_file("cli_units_huge.csv", "seq,time_ms,event,api,type,bytes,live_objects,live_bytes\n"
+                                            "1,0.5,create,user,big,10000000000000000000,1,10000000000000000000\n"
+                                            "2,0.6,create,user,small,4096,2,10000000000000004096\n"
+                                            "3,0.7,create,user,small,-1,3,4096\n");
+    CHECK(timeline_read(path, &t, error, sizeof error));
+    CHECK_EQ_INT(t.count, 2);
+    CHECK_EQ_INT(t.skipped, 1); /* a negative size is malformed, not 2^64 - 1 */
+    CHECK(t.count == 2 && (uint64_t)t.rows[0].bytes == 10000000000000000000ull);
+    CHECK(t.count == 2 && (uint64_t)t.rows[1].live_bytes == 10000000000000004096ull);
+    timeline_free(&t);
 
     path = write_file("cli_units_bad.csv", "seq,time_ms,event\n1,0.5,create\n");
     CHECK(!timeline_read(path, &t, error, sizeof error));
@@ -269,6 +298,7 @@ int main(void)
 {
     test_json();
     test_csv();
+    test_huge_sizes();
     test_units();
     test_string_map();
     test_buckets();
