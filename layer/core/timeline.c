@@ -133,9 +133,7 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
     char row[512];
     long metrics[METRIC_COUNT];
     uint64_t live_objects, live_bytes;
-    int64_t of_type = domain < LIVETRACK_DOMAIN_COUNT && type <= LIVETRACK_MAX_TYPES
-                          ? atomic_load_explicit(&type_live[domain][type], memory_order_relaxed)
-                          : 0;
+    int64_t of_type = 0;
     const char *type_name = kind == LT_EVENT_MISUSE && type == LIVETRACK_ANY_TYPE ? "" : livetrack_type_name(domain, type);
     const char *api = domain ? livetrack_domain_name(domain) : "";
     if (!call)
@@ -147,7 +145,19 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
         return;
     }
     atomic_store_explicit(&row_writer, (uintptr_t)pthread_self(), memory_order_relaxed);
+    /* The type's count is read here, under the lock and next to the
+     * totals: read before the lock, it went stale while this thread waited
+     * and other threads' objects died, and rows said type_live >
+     * live_objects. The two still are not one atomic snapshot: another
+     * thread's object is counted out of the shard's total a moment before
+     * out of its type (registry.c: note_death after the shard lock), so for
+     * that moment the type may be ahead of the total by the objects dying
+     * right then; the total is exact, so the type is held to it. */
     lt_registry_live_totals(&live_objects, &live_bytes);
+    if (domain < LIVETRACK_DOMAIN_COUNT && type <= LIVETRACK_MAX_TYPES)
+        of_type = atomic_load_explicit(&type_live[domain][type], memory_order_relaxed);
+    if (of_type > 0 && (uint64_t)of_type > live_objects)
+        of_type = (int64_t)live_objects;
     read_metrics(metrics);
     double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
     int length = snprintf(row, sizeof row,

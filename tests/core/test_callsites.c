@@ -6,6 +6,7 @@
  * LIVETRACK_* environment runs in a fresh copy of this program
  * (/proc/self/exe CASE) and the parent checks what it printed or wrote.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,32 @@ static int case_timeline(void)
     /* Failed calls are not events. */
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x999, NULL, "drop");
     return 0;
+}
+
+/* Threads that create and destroy objects of one type, so that rows are
+ * written while other threads' objects are being born and dying. */
+enum { CHURN_THREADS = 4, CHURN_ROUNDS = 600, CHURN_BATCH = 16 };
+
+static void *churn_objects(void *arg)
+{
+    uint64_t base = (uint64_t)(uintptr_t)arg << 32;
+    for (int round = 0; round < CHURN_ROUNDS; round++) {
+        for (uint64_t i = 1; i <= CHURN_BATCH; i++)
+            create_object(base + i * 16, T_BUFFER, 8, "churn_make");
+        for (uint64_t i = 1; i <= CHURN_BATCH; i++)
+            livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, base + i * 16, "churn_free");
+    }
+    return NULL;
+}
+
+static int case_timeline_threads(void)
+{
+    pthread_t threads[CHURN_THREADS];
+    for (uintptr_t t = 0; t < CHURN_THREADS; t++)
+        CHECK(pthread_create(&threads[t], NULL, churn_objects, (void *)(t + 1)) == 0);
+    for (int t = 0; t < CHURN_THREADS; t++)
+        pthread_join(threads[t], NULL);
+    return check_summary("callsites timeline threads");
 }
 
 static int case_peak_and_marks(void)
@@ -394,6 +421,39 @@ static void check_timeline(const char *dir)
     CHECK_EQ_INT(rows, count); /* and the failed release wrote nothing */
 }
 
+/* Every row's counts belong together: a type never has more live objects
+ * than all types together. */
+static void check_timeline_threads(const char *dir)
+{
+    char out[600], err[600], csv[600];
+    snprintf(out, sizeof out, "%s/threads.out", dir);
+    snprintf(err, sizeof err, "%s/threads.err", dir);
+    snprintf(csv, sizeof csv, "%s/threads.csv", dir);
+    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_EXIT_REPORT", "off", NULL};
+    CHECK_EQ_INT(run_case("timeline_threads", environment, out, err), 0);
+    FILE *file = fopen(csv, "r");
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    char line[1024];
+    long rows = 0, inconsistent = 0;
+    CHECK(fgets(line, sizeof line, file) != NULL); /* the header */
+    while (fgets(line, sizeof line, file)) {
+        /* seq,time_ms,event,call,api,type,handle,bytes,type_live,live_objects,... (no quoted names here) */
+        const char *field = line;
+        for (int comma = 0; comma < 8 && field; comma++)
+            field = strchr(field, ',') ? strchr(field, ',') + 1 : NULL;
+        long long type_live = 0, live_objects = 0;
+        CHECK(field && sscanf(field, "%lld,%lld", &type_live, &live_objects) == 2);
+        if (type_live > live_objects && !inconsistent++)
+            fprintf(stderr, "first row with type_live > live_objects: %s", line);
+        rows++;
+    }
+    fclose(file);
+    CHECK_EQ_INT(rows, 2L * CHURN_THREADS * CHURN_ROUNDS * CHURN_BATCH);
+    CHECK_EQ_INT(inconsistent, 0);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -408,6 +468,8 @@ int main(int argc, char **argv)
             return case_timeline();
         if (!strcmp(argv[1], "peak"))
             return case_peak_and_marks();
+        if (!strcmp(argv[1], "timeline_threads"))
+            return case_timeline_threads();
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 2;
     }
@@ -435,6 +497,7 @@ int main(int argc, char **argv)
     }
     check_misuse_output(dir);
     check_timeline(dir);
+    check_timeline_threads(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);
     if (system(command) != 0)
