@@ -1,9 +1,9 @@
 /*
  * Reads the CSV timeline (see csv_reader.h).
  *
- * Fields are split by commas; a field in double quotes may hold commas
- * and doubled quotes ("a ""b"""), although the writer has no need to
- * quote today. Names (call, api, type) repeat on every row, so they are
+ * Fields are split by commas; a field in double quotes may hold commas,
+ * doubled quotes ("a ""b""") and line breaks (RFC 4180), as the writer
+ * quotes a call, API or type name that has any of them. Names (call, api, type) repeat on every row, so they are
  * interned: a row stores small indices and the reader's memory grows with
  * rows, not with text.
  */
@@ -172,6 +172,35 @@ static long read_line(FILE *in, char **buffer, size_t *capacity)
     return length < 0 ? -1 : (long)length;
 }
 
+/* Reads one row: a line, and the lines after it while a quoted field is
+ * open (a name with a line break is written quoted, RFC 4180). `piece` is
+ * scratch space for the continuation lines. Returns the length or -1. */
+static long read_record(FILE *in, char **record, size_t *capacity, char **piece, size_t *piece_capacity)
+{
+    long length = read_line(in, record, capacity);
+    if (length < 0)
+        return -1;
+    size_t used = (size_t)length, quotes = 0;
+    for (size_t i = 0; i < used; i++)
+        quotes += (*record)[i] == '"';
+    /* Doubled quotes inside a field come in pairs: an odd count means a
+     * field is still open at the end of this line. */
+    while (quotes % 2 && (*record)[used - 1] == '\n') {
+        long more = read_line(in, piece, piece_capacity);
+        if (more < 0)
+            break;
+        if (used + (size_t)more + 1 > *capacity) {
+            *capacity = used + (size_t)more + 1;
+            *record = cli_realloc(*record, *capacity, 1);
+        }
+        memcpy(*record + used, *piece, (size_t)more + 1);
+        for (long i = 0; i < more; i++)
+            quotes += (*piece)[i] == '"';
+        used += (size_t)more;
+    }
+    return (long)used;
+}
+
 /* A NUL byte is never written by livetrack: the line is damaged, and
  * splitting it as a C string would silently drop what follows the NUL. */
 static int has_nul(const char *line, size_t length) { return memchr(line, '\0', length) != NULL; }
@@ -189,8 +218,8 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
     t->strings[0] = cli_strdup("");
     t->string_count = 1;
 
-    char *line = NULL;
-    size_t capacity = 0, rows_capacity = 0, series_capacity = 0;
+    char *line = NULL, *piece = NULL;
+    size_t capacity = 0, piece_capacity = 0, rows_capacity = 0, series_capacity = 0;
     int index_of[COLUMN_COUNT];
     char *fields[MAX_FIELDS];
     int ok = 1, field_count = 0;
@@ -225,7 +254,7 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
     t->has_call = index_of[COL_CALL] >= 0;
     t->has_deltas = index_of[COL_D_VM_RSS] >= 0;
 
-    while ((length = read_line(in, &line, &capacity)) >= 0) {
+    while ((length = read_record(in, &line, &capacity, &piece, &piece_capacity)) >= 0) {
         line_number++;
         if (line[length - 1] != '\n') {
             /* The writer flushes whole rows; a line without its newline
@@ -305,6 +334,7 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
                  t->skipped == 1 ? "" : "s", first_bad);
 done:
     free(line);
+    free(piece);
     string_map_free(&table);
     if (in != stdin)
         fclose(in);

@@ -4,7 +4,10 @@
  *
  * Each row is formatted in full and handed to one write() on a file opened
  * with O_APPEND, and nothing is buffered in the process, so rows of several
- * threads (or of a forked child sharing the file) never interleave. Rows
+ * threads (or of a forked child sharing the file) never interleave; a row
+ * longer than the stack buffer is assembled in memory of its size (only
+ * without memory does it go out in pieces). Names are quoted as RFC 4180
+ * says when they need it, so a row is always one record. Rows
  * are numbered and written under one mutex, so their order is the order of
  * the events; the timeline is opt-in and this lock is never taken when it
  * is off.
@@ -127,10 +130,71 @@ static size_t call_length(const char *call)
     return length;
 }
 
+/* Bytes of `text` as one CSV field (RFC 4180): quoted, with quotes
+ * doubled, when it holds a comma, a quote or a line break; else as is. */
+static size_t csv_field_length(const char *text, size_t length)
+{
+    size_t quotes = 0, special = 0;
+    for (size_t i = 0; i < length; i++) {
+        quotes += text[i] == '"';
+        special |= text[i] == '"' || text[i] == ',' || text[i] == '\n' || text[i] == '\r';
+    }
+    return special ? length + quotes + 2 : length;
+}
+
+/* Writes the field (csv_field_length bytes) and a comma at `out`; returns
+ * the byte after them. */
+static char *put_csv_field(char *out, const char *text, size_t length)
+{
+    size_t quoted_length = csv_field_length(text, length);
+    if (quoted_length == length) {
+        memcpy(out, text, length);
+        out += length;
+    } else {
+        *out++ = '"';
+        for (size_t i = 0; i < length; i++) {
+            if (text[i] == '"')
+                *out++ = '"';
+            *out++ = text[i];
+        }
+        *out++ = '"';
+    }
+    *out++ = ',';
+    return out;
+}
+
+/* The field and its comma, as put_csv_field lays them out, straight to
+ * the file: for a long row when there is no memory to assemble it. */
+static void write_csv_field(const char *text, size_t length)
+{
+    int quoted = csv_field_length(text, length) != length;
+    if (quoted)
+        write_all(csv_fd, "\"", 1);
+    while (length) {
+        const char *quote = quoted ? memchr(text, '"', length) : NULL;
+        size_t run = quote ? (size_t)(quote - text) + 1 : length;
+        write_all(csv_fd, text, run);
+        if (quote)
+            write_all(csv_fd, "\"", 1); /* doubled */
+        text += run;
+        length -= run;
+    }
+    if (quoted)
+        write_all(csv_fd, "\",", 2);
+    else
+        write_all(csv_fd, ",", 1);
+}
+
+/* A row is usually ~120 bytes and fits here; longer names take a buffer of
+ * their size, so that the row still goes out in one write(). */
+#define ROW_BUFFER 512
+
 void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
                        uint64_t bytes)
 {
-    char row[512];
+    /* Numbers only, so their length is bounded: 21 fields of at most 20
+     * digits and a sign, "0x" and the commas fit in 512 bytes. */
+    char head[64], tail[512], row[ROW_BUFFER];
     long metrics[METRIC_COUNT];
     uint64_t live_objects, live_bytes;
     int64_t of_type = 0;
@@ -138,6 +202,7 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
     const char *api = domain ? livetrack_domain_name(domain) : "";
     if (!call)
         call = "";
+    size_t call_bytes = call_length(call), api_bytes = strlen(api), type_bytes = strlen(type_name);
 
     pthread_mutex_lock(&mutex);
     if (csv_fd < 0) {
@@ -160,16 +225,41 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
         of_type = (int64_t)live_objects;
     read_metrics(metrics);
     double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
-    int length = snprintf(row, sizeof row,
-                          "%llu,%.3f,%s,%.*s,%s,%s,0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n",
-                          (unsigned long long)++rows, ms, event_names[kind], (int)call_length(call), call, api,
-                          type_name, (unsigned long long)handle, (unsigned long long)bytes, (long long)of_type,
-                          (unsigned long long)live_objects, (unsigned long long)live_bytes, metrics[0], metrics[1],
-                          metrics[2], metrics[3], metrics[4], metrics[0] - previous[0], metrics[1] - previous[1],
-                          metrics[2] - previous[2], metrics[3] - previous[3], metrics[4] - previous[4]);
+    int head_length = snprintf(head, sizeof head, "%llu,%.3f,%s,", (unsigned long long)++rows, ms, event_names[kind]);
+    int tail_length = snprintf(tail, sizeof tail,
+                               "0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n",
+                               (unsigned long long)handle, (unsigned long long)bytes, (long long)of_type,
+                               (unsigned long long)live_objects, (unsigned long long)live_bytes, metrics[0],
+                               metrics[1], metrics[2], metrics[3], metrics[4], metrics[0] - previous[0],
+                               metrics[1] - previous[1], metrics[2] - previous[2], metrics[3] - previous[3],
+                               metrics[4] - previous[4]);
     memcpy(previous, metrics, sizeof previous);
-    if (length > 0)
-        write_all(csv_fd, row, (size_t)length < sizeof row ? (size_t)length : sizeof row - 1);
+    if (head_length > 0 && (size_t)head_length < sizeof head && tail_length > 0 && (size_t)tail_length < sizeof tail) {
+        size_t length = (size_t)head_length + csv_field_length(call, call_bytes) + csv_field_length(api, api_bytes) +
+                        csv_field_length(type_name, type_bytes) + 3 + (size_t)tail_length;
+        char *buffer = length <= sizeof row ? row : lt_malloc(length);
+        if (buffer) {
+            char *at = buffer;
+            memcpy(at, head, (size_t)head_length);
+            at = put_csv_field(at + head_length, call, call_bytes);
+            at = put_csv_field(at, api, api_bytes);
+            at = put_csv_field(at, type_name, type_bytes);
+            memcpy(at, tail, (size_t)tail_length);
+            write_all(csv_fd, buffer, length);
+            if (buffer != row)
+                lt_free(buffer);
+        } else {
+            /* No memory for a long row: write it in pieces rather than lose
+             * it. The mutex still keeps this process's threads out of it;
+             * only a forked child appending to the same file could land a
+             * row in between. */
+            write_all(csv_fd, head, (size_t)head_length);
+            write_csv_field(call, call_bytes);
+            write_csv_field(api, api_bytes);
+            write_csv_field(type_name, type_bytes);
+            write_all(csv_fd, tail, (size_t)tail_length);
+        }
+    }
     atomic_store_explicit(&row_writer, 0, memory_order_relaxed);
     pthread_mutex_unlock(&mutex);
 }

@@ -186,6 +186,19 @@ static void test_csv(void)
     path = write_bytes("cli_units_nul_header.csv", "seq\0,time_ms\n", 14);
     CHECK(!timeline_read(path, &t, error, sizeof error));
 
+    /* Quoted names as the writer quotes them (RFC 4180), a line break in
+     * one included: still one row each. */
+    path = write_file("cli_units_quoted.csv", "seq,time_ms,event,call,api,type,live_objects,live_bytes\n"
+                                              "1,0.5,create,\"a,\"\"b\"\"\nc\",\"api,x\",\"nl\ntype\",1,8\n"
+                                              "2,0.6,create,plain,\"api,x\",\"nl\ntype\",2,16\n");
+    CHECK(timeline_read(path, &t, error, sizeof error));
+    CHECK_EQ_INT(t.count, 2);
+    CHECK_EQ_INT(t.skipped, 0);
+    CHECK(t.count == 2 && !strcmp(t.strings[t.rows[0].call], "a,\"b\"\nc"));
+    CHECK(t.count == 2 && !strcmp(t.strings[t.rows[1].type], "nl\ntype"));
+    CHECK(t.count == 2 && t.rows[1].seq == 2);
+    timeline_free(&t);
+
     path = write_file("cli_units_huge.csv", "seq,time_ms,event,api,type,bytes,live_objects,live_bytes\n"
                                             "1,0.5,create,user,big,10000000000000000000,1,10000000000000000000\n"
                                             "2,0.6,create,user,small,4096,2,10000000000000004096\n"

@@ -205,6 +205,28 @@ static int case_timeline_threads(void)
     return check_summary("callsites timeline threads");
 }
 
+/* Names the CSV must quote, and a call name longer than a usual row. */
+static const char *const odd_type_names[] = {"my,type", "quo\"te\nline"};
+enum { LONG_CALL_LENGTH = 700 };
+
+static int case_timeline_names(void)
+{
+    CHECK(livetrack_declare_types(LIVETRACK_DOMAIN_CUDA, "odd,api", odd_type_names, 2) == LIVETRACK_OK);
+    char long_call[LONG_CALL_LENGTH + 1];
+    memset(long_call, 'A', LONG_CALL_LENGTH);
+    long_call[LONG_CALL_LENGTH] = '\0';
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_CUDA, .type = 0, .handle = 0x10, .bytes = 1,
+                                   .call = "make,\"it\"\nnow"};
+    CHECK(livetrack_create(&object) == LIVETRACK_OK);
+    object = (livetrack_new_object){.domain = LIVETRACK_DOMAIN_CUDA, .type = 1, .handle = 0x20, .bytes = 2,
+                                    .call = long_call};
+    CHECK(livetrack_create(&object) == LIVETRACK_OK);
+    object = (livetrack_new_object){.domain = LIVETRACK_DOMAIN_CUDA, .type = 0, .handle = 0x30, .bytes = 3,
+                                    .call = "plain"};
+    CHECK(livetrack_create(&object) == LIVETRACK_OK);
+    return check_summary("callsites timeline names");
+}
+
 static int case_peak_and_marks(void)
 {
     for (uint64_t i = 1; i <= 100; i++)
@@ -454,6 +476,34 @@ static void check_timeline_threads(const char *dir)
     CHECK_EQ_INT(inconsistent, 0);
 }
 
+/* Names with commas, quotes and line breaks are quoted as RFC 4180 says,
+ * and a long row is written whole, newline included. */
+static void check_timeline_names(const char *dir)
+{
+    char out[600], err[600], csv[600];
+    snprintf(out, sizeof out, "%s/names.out", dir);
+    snprintf(err, sizeof err, "%s/names.err", dir);
+    snprintf(csv, sizeof csv, "%s/names.csv", dir);
+    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_EXIT_REPORT", "off", NULL};
+    CHECK_EQ_INT(run_case("timeline_names", environment, out, err), 0);
+    const char *text = slurp(csv);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    CHECK(strstr(text, ",create,\"make,\"\"it\"\"\nnow\",\"odd,api\",\"my,type\",0x10,1,") != NULL);
+    char long_row[LONG_CALL_LENGTH + 64] = ",create,";
+    memset(long_row + strlen(long_row), 'A', LONG_CALL_LENGTH);
+    strcpy(long_row + strlen(",create,") + LONG_CALL_LENGTH, ",\"odd,api\",\"quo\"\"te\nline\",0x20,2,");
+    const char *long_at = strstr(text, long_row);
+    CHECK(long_at != NULL);
+    /* the long row ends with its newline, and the next row starts whole */
+    const char *next = long_at ? strchr(long_at + strlen(long_row), '\n') : NULL;
+    CHECK(next && !strncmp(next, "\n3,", 3));
+    CHECK(strstr(text, ",create,plain,\"odd,api\",\"my,type\",0x30,3,") != NULL);
+    size_t length = strlen(text);
+    CHECK(length && text[length - 1] == '\n');
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -468,6 +518,8 @@ int main(int argc, char **argv)
             return case_timeline();
         if (!strcmp(argv[1], "peak"))
             return case_peak_and_marks();
+        if (!strcmp(argv[1], "timeline_names"))
+            return case_timeline_names();
         if (!strcmp(argv[1], "timeline_threads"))
             return case_timeline_threads();
         fprintf(stderr, "unknown case %s\n", argv[1]);
@@ -498,6 +550,7 @@ int main(int argc, char **argv)
     check_misuse_output(dir);
     check_timeline(dir);
     check_timeline_threads(dir);
+    check_timeline_names(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);
     if (system(command) != 0)
