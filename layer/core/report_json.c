@@ -57,16 +57,78 @@ static void put_frames(FILE *out, const livetrack_frame *frames, size_t count)
     putc_unlocked(']', out);
 }
 
-/* The frames of a misuse record's stack. Symbolizing takes the symbol
- * cache's lock, so the stream's lock is dropped meanwhile: a thread that
- * holds a livetrack lock and waits for the stream cannot deadlock us. */
-static void put_stack_frames(FILE *out, livetrack_stack_id stack)
+/* The misuse records' stacks, symbolized before the stream is locked:
+ * symbolizing takes the symbol cache's lock, and dropping the stream's
+ * lock meanwhile would let other threads' output into the document. Each
+ * distinct stack is symbolized once; `ids` is sorted for lookup. */
+typedef struct misuse_frames {
+    livetrack_stack_id *ids;
+    livetrack_frame **frames; /* NULL (shown as []) when out of memory */
+    size_t *counts;
+    size_t count;
+} misuse_frames;
+
+static int compare_stack_ids(const void *a, const void *b)
 {
+    livetrack_stack_id x = *(const livetrack_stack_id *)a, y = *(const livetrack_stack_id *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void symbolize_misuse_stacks(const lt_misuse_record *records, size_t record_count, misuse_frames *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!record_count)
+        return;
+    livetrack_stack_id *ids = lt_malloc(3 * record_count * sizeof *ids);
+    if (!ids)
+        return;
+    size_t count = 0;
+    for (size_t i = 0; i < record_count; i++) {
+        const livetrack_stack_id stacks[3] = {records[i].call_stack, records[i].create_stack,
+                                              records[i].release_stack};
+        for (int s = 0; s < 3; s++)
+            if (stacks[s])
+                ids[count++] = stacks[s];
+    }
+    qsort(ids, count, sizeof *ids, compare_stack_ids);
+    size_t unique = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!unique || ids[unique - 1] != ids[i])
+            ids[unique++] = ids[i];
+    out->ids = ids;
+    out->frames = unique ? lt_malloc(unique * sizeof *out->frames) : NULL;
+    out->counts = unique ? lt_malloc(unique * sizeof *out->counts) : NULL;
+    if (!out->frames || !out->counts)
+        return; /* count stays 0: every stack shows as [] */
     livetrack_frame frames[LT_JSON_MAX_FRAMES];
-    funlockfile(out);
-    size_t count = stack ? livetrack_stack_symbolize(stack, frames, LT_JSON_MAX_FRAMES) : 0;
-    flockfile(out);
-    put_frames(out, frames, count < LT_JSON_MAX_FRAMES ? count : LT_JSON_MAX_FRAMES);
+    for (size_t i = 0; i < unique; i++) {
+        size_t frame_count = livetrack_stack_symbolize(ids[i], frames, LT_JSON_MAX_FRAMES);
+        if (frame_count > LT_JSON_MAX_FRAMES)
+            frame_count = LT_JSON_MAX_FRAMES;
+        out->frames[i] = frame_count ? lt_malloc(frame_count * sizeof *frames) : NULL;
+        out->counts[i] = out->frames[i] ? frame_count : 0;
+        if (out->frames[i])
+            memcpy(out->frames[i], frames, frame_count * sizeof *frames);
+    }
+    out->count = unique;
+}
+
+static void free_misuse_stacks(misuse_frames *stacks)
+{
+    for (size_t i = 0; i < stacks->count; i++)
+        lt_free(stacks->frames[i]);
+    lt_free(stacks->frames);
+    lt_free(stacks->counts);
+    lt_free(stacks->ids);
+}
+
+/* The frames of a misuse record's stack, as symbolized beforehand. */
+static void put_stack_frames(FILE *out, const misuse_frames *stacks, livetrack_stack_id stack)
+{
+    const livetrack_stack_id *found =
+        stack && stacks->count ? bsearch(&stack, stacks->ids, stacks->count, sizeof stack, compare_stack_ids) : NULL;
+    size_t index = found ? (size_t)(found - stacks->ids) : 0;
+    put_frames(out, found ? stacks->frames[index] : NULL, found ? stacks->counts[index] : 0);
 }
 
 static void put_kind(FILE *out, const lt_report_kind *kind)
@@ -359,7 +421,7 @@ static void put_peak(FILE *out, lt_report_model *model)
     fputs_unlocked(model->peak_site_count ? "\n  ]},\n" : "]},\n", out);
 }
 
-static void put_misuse(FILE *out, const lt_misuse_record *records, size_t count)
+static void put_misuse(FILE *out, const lt_misuse_record *records, size_t count, const misuse_frames *stacks)
 {
     fputs_unlocked("  \"misuse\": [", out);
     for (size_t i = 0; i < count; i++) {
@@ -384,11 +446,11 @@ static void put_misuse(FILE *out, const lt_misuse_record *records, size_t count)
         else
             fputs_unlocked("null", out);
         fputs_unlocked(",\n     \"call_frames\": ", out);
-        put_stack_frames(out, record->call_stack);
+        put_stack_frames(out, stacks, record->call_stack);
         fputs_unlocked(",\n     \"create_frames\": ", out);
-        put_stack_frames(out, record->create_stack);
+        put_stack_frames(out, stacks, record->create_stack);
         fputs_unlocked(",\n     \"release_frames\": ", out);
-        put_stack_frames(out, record->release_stack);
+        put_stack_frames(out, stacks, record->release_stack);
         putc_unlocked('}', out);
     }
     fputs_unlocked(count ? "\n  ]" : "]", out);
@@ -411,12 +473,15 @@ static void put_suppressions(FILE *out, const lt_report_model *model)
 void lt_report_write_json(FILE *out, lt_report_model *model, unsigned flags)
 {
     /* What takes livetrack's locks comes first (the peak's copy, the
-     * misuse records); then the stream is held for the whole document, so
-     * the unlocked stdio calls are safe and other threads' output cannot
-     * land inside it. */
+     * misuse records and their symbolized stacks); then the stream is held
+     * for the whole document and never let go before its end, so the
+     * unlocked stdio calls are safe and other threads' output cannot land
+     * inside it. */
     lt_report_peak_build(model);
     lt_misuse_record *records = lt_malloc(LT_MISUSE_KEPT * sizeof *records);
     size_t misuse_count = records ? lt_misuse_records(records, LT_MISUSE_KEPT) : 0;
+    misuse_frames misuse_stacks;
+    symbolize_misuse_stacks(records, misuse_count, &misuse_stacks);
     flockfile(out);
     fprintf(out, "{\n  \"schema\": \"livetrack-report\", \"version\": 1,\n"
                  "  \"tool\": {\"name\": \"livetrack\", \"version\": \"%d.%d.%d\"},\n",
@@ -432,9 +497,10 @@ void lt_report_write_json(FILE *out, lt_report_model *model, unsigned flags)
     put_sites(out, model);
     put_objects(out, model);
     put_peak(out, model);
-    put_misuse(out, records, misuse_count);
+    put_misuse(out, records, misuse_count, &misuse_stacks);
     fputs_unlocked("\n}\n", out);
     funlockfile(out);
     fflush(out);
+    free_misuse_stacks(&misuse_stacks);
     lt_free(records);
 }
