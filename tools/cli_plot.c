@@ -321,7 +321,9 @@ static void calls_charts(plot_data *d, FILE *out)
     char (*tips)[256] = cli_alloc((shown + 1) * sizeof *tips);
     double width = PAGE_WIDTH / 2 - 12, height = chart_bars_height(shown);
 
-    qsort(d->calls, d->call_count, sizeof *d->calls, compare_count);
+    /* With no rows d->calls is NULL, and qsort(NULL, 0, ...) is undefined. */
+    if (d->call_count)
+        qsort(d->calls, d->call_count, sizeof *d->calls, compare_count);
     for (size_t i = 0; i < shown; i++) {
         char count[32];
         units_count((int64_t)d->calls[i].count, count, sizeof count);
@@ -334,7 +336,8 @@ static void calls_charts(plot_data *d, FILE *out)
     chart_bars(out, "API calls by count", bars, shown, CHART_COUNT, "#4263eb", width, 0, 0);
     fputs("</svg></div>\n<div>", out);
 
-    qsort(d->calls, d->call_count, sizeof *d->calls, compare_rss);
+    if (d->call_count)
+        qsort(d->calls, d->call_count, sizeof *d->calls, compare_rss);
     size_t with_change = 0;
     for (size_t i = 0; i < shown; i++) {
         if (!d->calls[i].rss_delta_kb)

@@ -8,6 +8,7 @@
  * rows, not with text.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,11 +142,16 @@ static int parse_count(const char *text, uint64_t *out)
     return 1;
 }
 
-static int parse_double(const char *text, double *out)
+/* Milliseconds since the program started: finite, and small enough that
+ * the trace's microseconds (x 1000) stay finite too. strtod takes "nan"
+ * and "inf", which would reach the trace as "ts":nan, not JSON. */
+#define LARGEST_TIME_MS 1e15 /* about 31,700 years */
+
+static int parse_time(const char *text, double *out)
 {
     char *end;
     *out = strtod(text, &end);
-    return *text && !*end;
+    return *text && !*end && isfinite(*out) && fabs(*out) <= LARGEST_TIME_MS;
 }
 
 static int event_of(const char *text)
@@ -282,7 +288,7 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
         }
         int event = good ? event_of(text[COL_EVENT]) : -1;
         good = good && event >= 0 && parse_u64(text[COL_SEQ], &row.seq) &&
-               parse_double(text[COL_TIME], &row.time_ms) && parse_u64(text[COL_HANDLE], &row.handle) &&
+               parse_time(text[COL_TIME], &row.time_ms) && parse_u64(text[COL_HANDLE], &row.handle) &&
                parse_count(text[COL_BYTES], &row.bytes) && parse_i64(text[COL_TYPE_LIVE], &row.type_live) &&
                parse_count(text[COL_LIVE_OBJECTS], &row.live_objects) &&
                parse_count(text[COL_LIVE_BYTES], &row.live_bytes) && parse_i64(text[COL_VM_SIZE], &row.vm_size_kb) &&

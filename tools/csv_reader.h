@@ -7,8 +7,9 @@
  * live_objects and live_bytes are required; the others read as 0 and
  * the `has_*` flags say which were there. A last line without its
  * newline (the program crashed while writing it) is ignored. A row that
- * holds a NUL byte (never written by livetrack: the file is damaged) is
- * malformed: skipped and counted like any other.
+ * holds a NUL byte (never written by livetrack: the file is damaged), or
+ * a time that is not a finite number of milliseconds up to 1e15 (nan,
+ * inf), is malformed: skipped and counted like any other.
  */
 #ifndef LIVETRACK_CSV_READER_H
 #define LIVETRACK_CSV_READER_H

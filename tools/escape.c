@@ -15,6 +15,22 @@ void escape_json(FILE *out, const char *text) { lt_json_string(out, text ? text 
 void escape_xml(FILE *out, const char *text)
 {
     for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+        if (*c >= 0x80) {
+            /* An XML file is UTF-8 here: a byte that is not part of a valid
+             * sequence (a Latin-1 name, say) would make the file not
+             * well-formed, so it becomes U+FFFD, as in the JSON report. */
+            size_t length = lt_utf8_sequence(c);
+            /* U+FFFE and U+FFFF are valid UTF-8 but not XML characters */
+            if (length == 3 && c[0] == 0xef && c[1] == 0xbf && c[2] >= 0xbe)
+                length = 0;
+            if (length) {
+                fwrite(c, 1, length, out);
+                c += length - 1;
+            } else {
+                fputs("\xef\xbf\xbd", out);
+            }
+            continue;
+        }
         switch (*c) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;

@@ -10,8 +10,8 @@
 /* "text" with quotes, backslashes and control characters escaped, and
  * bytes that are not UTF-8 replaced by U+FFFD; NULL writes "". */
 void escape_json(FILE *out, const char *text);
-/* text with & < > " ' replaced by entities; control characters that XML
- * 1.0 forbids are dropped. */
+/* text with & < > " ' replaced by entities, control characters that XML
+ * 1.0 forbids dropped and bytes that are not UTF-8 replaced by U+FFFD. */
 void escape_xml(FILE *out, const char *text);
 
 #endif

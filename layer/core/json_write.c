@@ -27,9 +27,7 @@ static void put_escaped_byte(FILE *out, unsigned char c)
     }
 }
 
-/* Length of the valid UTF-8 sequence at `s` (2 to 4), 0 when invalid:
- * overlong forms, surrogates and code points past U+10FFFF are invalid. */
-static size_t utf8_sequence(const unsigned char *s)
+size_t lt_utf8_sequence(const unsigned char *s)
 {
     unsigned char c = s[0];
     unsigned char low = 0x80, high = 0xbf;
@@ -70,7 +68,7 @@ void lt_json_string(FILE *out, const char *text)
             put_escaped_byte(out, *s++);
             continue;
         }
-        size_t length = utf8_sequence(s);
+        size_t length = lt_utf8_sequence(s);
         if (length) {
             fwrite_unlocked(s, 1, length, out);
             s += length;

@@ -23,6 +23,10 @@ size_t lt_json_format_ms(char *out, uint64_t ns);
  * are escaped; bytes that are not UTF-8 (overlong forms, surrogates, past
  * U+10FFFF, stray continuation bytes) become U+FFFD, one per byte. */
 void lt_json_string(FILE *out, const char *text);
+/* Length of the valid UTF-8 sequence at `s` (2 to 4), 0 when invalid:
+ * overlong forms, surrogates and code points past U+10FFFF are invalid.
+ * Also used by the livetrack command's XML escaper. */
+size_t lt_utf8_sequence(const unsigned char *s);
 void lt_json_u64(FILE *out, uint64_t value);
 /* "0x1f": handles and addresses, which a JSON double cannot hold. */
 void lt_json_hex(FILE *out, uint64_t value);

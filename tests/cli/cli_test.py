@@ -312,6 +312,33 @@ def case_fixtures():
     result = livetrack("plot", work("bad-row.csv"), "-o", work("bad-row.html"), expect=0)
     check("malformed row" in result.stderr, "bad row not reported: " + result.stderr)
 
+    # No rows at all: nothing to sort (qsort(NULL, 0) once failed under UBSan).
+    open(work("header-only.csv"), "w").write(lines[0])
+    livetrack("plot", work("header-only.csv"), "-o", work("header-only.html"), expect=0)
+    livetrack("trace", work("header-only.csv"), "-o", work("header-only.trace.json"), expect=0)
+    # A Latin-1 type name: the SVG stays well-formed XML (U+FFFD in its place).
+    row = lines[1].split(",")
+    latin1 = ",".join(row[:5] + ["caf\xe9_t"] + row[6:]).encode("latin-1")
+    open(work("latin1.csv"), "wb").write(lines[0].encode() + latin1)
+    livetrack("plot", work("latin1.csv"), "-o", work("latin1.svg"), expect=0)
+    svg = check_svg(work("latin1.svg"))
+    check(svg is not None and "caf\ufffd_t" in open(work("latin1.svg"), encoding="utf-8").read(),
+          "plot: the Latin-1 name is not U+FFFD")
+    # Times that are not numbers a clock gives: left out with a message, and
+    # the trace stays JSON (no "ts":nan).
+    bad_times = ["%s,%s,%s" % (r.split(",", 2)[0], t, r.split(",", 2)[2])
+                 for r, t in zip(lines[1:5], ("nan", "inf", "-inf", "1e308"))]
+    open(work("bad-times.csv"), "w").write(lines[0] + "".join(bad_times) + "".join(lines[5:-1]))
+    result = livetrack("trace", work("bad-times.csv"), "-o", work("bad-times.trace.json"), expect=0)
+    check("left out 4 malformed rows" in result.stderr, "bad times not reported: " + result.stderr)
+
+    def no_constants(name):
+        raise ValueError("not JSON: " + name)
+    try:
+        json.loads(open(work("bad-times.trace.json")).read(), parse_constant=no_constants)
+    except ValueError as error:
+        check(False, "trace of bad times: %s" % error)
+
 
 def case_downsample():
     """Tens of thousands of rows: the charts are downsampled, visibly, and keep the peak."""

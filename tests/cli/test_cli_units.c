@@ -10,6 +10,7 @@
 #include "check.h"
 #include "cli.h"
 #include "csv_reader.h"
+#include "escape.h"
 #include "json_reader.h"
 #include "series.h"
 #include "string_map.h"
@@ -199,6 +200,18 @@ static void test_csv(void)
     CHECK(t.count == 2 && t.rows[1].seq == 2);
     timeline_free(&t);
 
+    /* Times no clock gives (strtod takes them) are malformed rows. */
+    path = write_file("cli_units_times.csv", "seq,time_ms,event,api,type,live_objects,live_bytes\n"
+                                             "1,nan,create,OpenCL,cl_mem,1,64\n"
+                                             "2,inf,create,OpenCL,cl_mem,2,128\n"
+                                             "3,-inf,create,OpenCL,cl_mem,3,192\n"
+                                             "4,1e308,create,OpenCL,cl_mem,4,256\n"
+                                             "5,2.5,create,OpenCL,cl_mem,5,320\n");
+    CHECK(timeline_read(path, &t, error, sizeof error));
+    CHECK_EQ_INT(t.count, 1);
+    CHECK_EQ_INT(t.skipped, 4);
+    timeline_free(&t);
+
     path = write_file("cli_units_huge.csv", "seq,time_ms,event,api,type,bytes,live_objects,live_bytes\n"
                                             "1,0.5,create,user,big,10000000000000000000,1,10000000000000000000\n"
                                             "2,0.6,create,user,small,4096,2,10000000000000004096\n"
@@ -216,6 +229,30 @@ static void test_csv(void)
     path = write_file("cli_units_empty.csv", "");
     CHECK(!timeline_read(path, &t, error, sizeof error));
     CHECK(!timeline_read("/nonexistent/timeline.csv", &t, error, sizeof error));
+}
+
+/* escape_xml's output for `text`, into a static buffer. */
+static const char *xml_of(const char *text)
+{
+    static char result[256];
+    FILE *out = fmemopen(result, sizeof result, "w");
+    escape_xml(out, text);
+    fclose(out);
+    return result;
+}
+
+static void test_escape_xml(void)
+{
+    CHECK(!strcmp(xml_of("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;"));
+    /* valid UTF-8 is kept; control characters XML forbids are dropped */
+    CHECK(!strcmp(xml_of("caf\xc3\xa9 \xf0\x9f\x98\x80\x01\t"), "caf\xc3\xa9 \xf0\x9f\x98\x80\t"));
+    /* Latin-1, a cut sequence, an overlong form, a surrogate, U+FFFF:
+     * each invalid byte (or non-character) is one U+FFFD */
+    CHECK(!strcmp(xml_of("caf\xe9"), "caf\xef\xbf\xbd"));
+    CHECK(!strcmp(xml_of("x\xc3"), "x\xef\xbf\xbd"));
+    CHECK(!strcmp(xml_of("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd"));
+    CHECK(!strcmp(xml_of("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"));
+    CHECK(!strcmp(xml_of("\xef\xbf\xbf."), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd."));
 }
 
 static void test_units(void)
@@ -312,6 +349,7 @@ int main(void)
     test_json();
     test_csv();
     test_huge_sizes();
+    test_escape_xml();
     test_units();
     test_string_map();
     test_buckets();
