@@ -102,11 +102,39 @@ static const json_value **index_sites(const json_value *sites, size_t *size_out)
     return index;
 }
 
-static const json_value *misuse_with_seq(const json_value *misuse, uint64_t seq)
+/* Which report record goes with which misuse row of the timeline. A
+ * record's `seq` counts the objects created before it, a row's `seq` counts
+ * rows: the two are different numbers. Reports of this version say the
+ * record's row (`timeline_row`); older ones do not, and there the k-th
+ * misuse row on a handle goes with the k-th record on that handle. */
+typedef struct misuse_matcher {
+    const json_value *records;
+    int by_row;      /* the report has timeline_row */
+    char *taken;     /* per record, when matched by handle */
+} misuse_matcher;
+
+static void misuse_matcher_init(misuse_matcher *m, const json_value *records)
 {
-    for (size_t i = 0; i < json_count(misuse); i++)
-        if ((uint64_t)json_int(json_get(json_at(misuse, i), "seq"), -1) == seq)
-            return json_at(misuse, i);
+    m->records = records;
+    m->by_row = 0;
+    for (size_t i = 0; i < json_count(records) && !m->by_row; i++)
+        m->by_row = json_get(json_at(records, i), "timeline_row") != NULL;
+    m->taken = cli_alloc(json_count(records) + 1);
+    memset(m->taken, 0, json_count(records) + 1);
+}
+
+static const json_value *misuse_of_row(misuse_matcher *m, const timeline_row *row)
+{
+    for (size_t i = 0; i < json_count(m->records); i++) {
+        const json_value *record = json_at(m->records, i);
+        if (m->by_row) {
+            if (json_u64(json_get(record, "timeline_row"), 0) == row->seq)
+                return record;
+        } else if (!m->taken[i] && json_u64(json_get(record, "handle"), 0) == row->handle) {
+            m->taken[i] = 1;
+            return record;
+        }
+    }
     return NULL;
 }
 
@@ -167,7 +195,8 @@ int cli_trace(int argc, char **argv)
     int64_t last_rss = -1, last_size = -1;
     uint64_t last_objects = 0, last_bytes = 0;
     int have_totals = 0; /* any value, 2^64 - 1 included, is a real total */
-    const json_value *misuse = json_get(report.root, "misuse");
+    misuse_matcher matcher;
+    misuse_matcher_init(&matcher, json_get(report.root, "misuse"));
     size_t misuse_rows = 0;
     for (size_t i = 0; i < t.count; i++) {
         const timeline_row *row = &t.rows[i];
@@ -181,7 +210,7 @@ int cli_trace(int argc, char **argv)
             fputs(",\"type\":", out);
             escape_json(out, t.strings[row->type]);
             fprintf(out, ",\"handle\":\"0x%" PRIx64 "\"", row->handle);
-            const json_value *event = misuse_with_seq(misuse, row->seq);
+            const json_value *event = misuse_of_row(&matcher, row);
             if (event) {
                 fputs(",\"message\":", out);
                 escape_json(out, json_str(json_get(event, "message"), ""));
@@ -246,6 +275,7 @@ int cli_trace(int argc, char **argv)
     if (strcmp(output, "-"))
         fprintf(stderr, "livetrack trace: wrote %s: %zu event%s, %zu misused call%s, %zu leak%s\n", output, t.count,
                 t.count == 1 ? "" : "s", misuse_rows, misuse_rows == 1 ? "" : "s", leaks, leaks == 1 ? "" : "s");
+    free(matcher.taken);
     timeline_free(&t);
     report_free(&report);
     return CLI_EXIT_OK;

@@ -78,19 +78,21 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
         .release_stack = known ? history.release_stack : 0,
     };
     snprintf(record.message, sizeof record.message, "%s", message);
-    pthread_mutex_lock(&mutex);
-    if (kept < LT_MISUSE_KEPT)
-        records[kept++] = record;
-    pthread_mutex_unlock(&mutex);
     if (lt_timeline_on) {
         /* Front ends start their messages with the call ("clRetainEvent(0x..."):
-         * that names the timeline row. */
+         * that names the timeline row. The row is written first so that the
+         * record can say which row it is: `livetrack trace` joins the two on
+         * it (the record's seq counts creations, the row's counts rows). */
         char call[64] = "";
         size_t length = strspn(message, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         if (length && length < sizeof call && message[length] == '(')
             snprintf(call, sizeof call, "%.*s", (int)length, message);
-        lt_timeline_event(LT_EVENT_MISUSE, call, domain, record.type, handle, 0);
+        record.timeline_row = lt_timeline_event(LT_EVENT_MISUSE, call, domain, record.type, handle, 0);
     }
+    pthread_mutex_lock(&mutex);
+    if (kept < LT_MISUSE_KEPT)
+        records[kept++] = record;
+    pthread_mutex_unlock(&mutex);
 
     if (!lt_diag_would_print())
         return;

@@ -430,7 +430,12 @@ static void put_misuse(FILE *out, const lt_misuse_record *records, size_t count,
         char message[sizeof record->message + 1];
         memcpy(message, record->message, sizeof record->message);
         message[sizeof record->message] = '\0';
-        fprintf(out, "%s\n    {\"seq\": %" PRIu64 ", \"time_ms\": ", i ? "," : "", record->seq);
+        fprintf(out, "%s\n    {\"seq\": %" PRIu64 ", \"timeline_row\": ", i ? "," : "", record->seq);
+        if (record->timeline_row)
+            fprintf(out, "%" PRIu64, record->timeline_row);
+        else
+            fputs_unlocked("null", out);
+        fputs_unlocked(", \"time_ms\": ", out);
         lt_json_ms(out, record->time_ns);
         fputs_unlocked(", \"message\": ", out);
         lt_json_string(out, message);

@@ -189,8 +189,8 @@ static void write_csv_field(const char *text, size_t length)
  * their size, so that the row still goes out in one write(). */
 #define ROW_BUFFER 512
 
-void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
-                       uint64_t bytes)
+uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
+                           uint64_t bytes)
 {
     /* Numbers only, so their length is bounded: 21 fields of at most 20
      * digits and a sign, "0x" and the commas fit in 512 bytes. */
@@ -207,7 +207,7 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
     pthread_mutex_lock(&mutex);
     if (csv_fd < 0) {
         pthread_mutex_unlock(&mutex);
-        return;
+        return 0;
     }
     atomic_store_explicit(&row_writer, (uintptr_t)pthread_self(), memory_order_relaxed);
     /* The type's count is read here, under the lock and next to the
@@ -225,7 +225,9 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
         of_type = (int64_t)live_objects;
     read_metrics(metrics);
     double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
-    int head_length = snprintf(head, sizeof head, "%llu,%.3f,%s,", (unsigned long long)++rows, ms, event_names[kind]);
+    uint64_t row_number = ++rows;
+    int head_length = snprintf(head, sizeof head, "%llu,%.3f,%s,", (unsigned long long)row_number, ms,
+                               event_names[kind]);
     int tail_length = snprintf(tail, sizeof tail,
                                "0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n",
                                (unsigned long long)handle, (unsigned long long)bytes, (long long)of_type,
@@ -262,6 +264,7 @@ void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, un
     }
     atomic_store_explicit(&row_writer, 0, memory_order_relaxed);
     pthread_mutex_unlock(&mutex);
+    return row_number;
 }
 
 void lt_timeline_hold_for_crash(void)

@@ -15,7 +15,9 @@ extern int lt_timeline_on;
 /* Live objects per (domain, type), kept only while the timeline is on. */
 void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta);
 
-void lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
-                       uint64_t bytes);
+/* Writes the event's row; returns its number (the CSV's `seq`), 0 when no
+ * row was written. */
+uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
+                           uint64_t bytes);
 
 #endif

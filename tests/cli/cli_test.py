@@ -312,6 +312,33 @@ def case_fixtures():
     result = livetrack("plot", work("bad-row.csv"), "-o", work("bad-row.html"), expect=0)
     check("malformed row" in result.stderr, "bad row not reported: " + result.stderr)
 
+    # Misuse rows get the report's message for that very call. A record's seq
+    # counts creations, a row's seq counts rows: they are matched on the
+    # record's timeline_row, or, in reports older than it, by handle in order.
+    open(work("misuse.csv"), "w").write(
+        "seq,time_ms,event,call,api,type,handle,live_objects,live_bytes\n"
+        "1,1.000,create,makeX,user,object,0x1000,1,0\n"
+        "2,1.100,misuse,firstBad,user,,0xdead,1,0\n"
+        "3,2.000,create,makeY,user,object,0x2000,2,0\n"
+        "4,2.100,misuse,secondBad,user,,0xbeef,2,0\n")
+    report = json.load(open(json_file))
+    template = report["misuse"][0]
+    report["misuse"] = [dict(template, seq=1, timeline_row=2, time_ms=1.1, handle="0xdead",
+                             message="firstBad(0xdead): message ONE"),
+                        dict(template, seq=2, timeline_row=4, time_ms=2.1, handle="0xbeef",
+                             message="secondBad(0xbeef): message TWO")]
+    json.dump(report, open(work("misuse.json"), "w"))
+    for record in report["misuse"]:
+        del record["timeline_row"]
+    json.dump(report, open(work("misuse-older.json"), "w"))
+    for name in ("misuse.json", "misuse-older.json"):
+        livetrack("trace", work("misuse.csv"), work(name), "-o", work(name + ".trace.json"), expect=0)
+        events = json.load(open(work(name + ".trace.json")))["traceEvents"]
+        pairs = [(e["name"].split()[1], e["args"].get("message", "")) for e in events
+                 if e["name"].startswith("misuse:")]
+        check(len(pairs) == 2 and all(message.startswith(call + "(") for call, message in pairs),
+              "trace with %s: misuse messages on the wrong rows: %r" % (name, pairs))
+
     # No rows at all: nothing to sort (qsort(NULL, 0) once failed under UBSan).
     open(work("header-only.csv"), "w").write(lines[0])
     livetrack("plot", work("header-only.csv"), "-o", work("header-only.html"), expect=0)

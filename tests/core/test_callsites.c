@@ -379,8 +379,14 @@ static void check_timeline(const char *dir)
     snprintf(out, sizeof out, "%s/timeline.out", dir);
     snprintf(err, sizeof err, "%s/timeline.err", dir);
     snprintf(csv, sizeof csv, "%s/timeline-%%p.csv", dir);
-    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_EXIT_REPORT", "off", NULL};
+    char json[600];
+    snprintf(json, sizeof json, "%s/timeline.json", dir);
+    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_JSON", json, "LIVETRACK_EXIT_REPORT", "off", NULL};
     CHECK_EQ_INT(run_case("timeline", environment, out, err), 0);
+    /* The misuse record names its timeline row (the 8th), which is not its
+     * seq (3 objects were created before it): tools join the two on it. */
+    const char *report = slurp(json);
+    CHECK(report && strstr(report, "{\"seq\": 3, \"timeline_row\": 8, \"time_ms\": "));
     /* %p became the child's pid: find the one file. */
     char command[700], path[600] = "";
     snprintf(command, sizeof command, "ls %s/timeline-*.csv", dir);
