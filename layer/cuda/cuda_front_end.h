@@ -40,7 +40,7 @@ typedef enum ltcu_type {
     LTCU_DEVICE_ASYNC,   /* stream-ordered: cuMemAllocAsync, cuMemAllocFromPoolAsync, cuMemPoolImportPointer */
     LTCU_HOST_REGISTERED, /* cuMemHostRegister */
     LTCU_VA_RESERVATION, /* cuMemAddressReserve */
-    LTCU_PHYSICAL_MEMORY, /* cuMemCreate, cuMemImportFromShareableHandle */
+    LTCU_PHYSICAL_MEMORY, /* cuMemCreate, cuMemImportFromShareableHandle, cuMulticastCreate */
     LTCU_VA_MAPPING,     /* cuMemMap */
     LTCU_TYPE_COUNT
 } ltcu_type;

@@ -336,6 +336,12 @@ static void after_cuMemCreate(ltcu_call *call, const void *raw_params)
 
 RECORD_OUT(cuMemImportFromShareableHandle, handle, LTCU_PHYSICAL_MEMORY)
 
+/* A multicast object is released with cuMemRelease and mapped with
+ * cuMemMap like physical memory, so it is one. It holds no memory of its
+ * own: each device binds memory made by cuMemCreate (counted there), up
+ * to prop->size, so it counts 0 bytes, as a reservation does. */
+RECORD_OUT(cuMulticastCreate, mcHandle, LTCU_PHYSICAL_MEMORY)
+
 /* Physical memory is reference counted: cuMemRetainAllocationHandle adds
  * one, cuMemRelease drops one, and each mapping holds it. */
 static void before_cuMemRelease(ltcu_call *call, const void *raw_params)
@@ -451,6 +457,7 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define after_cuMemRelease NULL
 #define before_cuMemImportFromShareableHandle NULL
 #define before_cuMemRetainAllocationHandle NULL
+#define before_cuMulticastCreate NULL
 #define before_cuMemMap NULL
 #define after_cuMemUnmap NULL
 

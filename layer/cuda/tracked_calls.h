@@ -176,6 +176,8 @@
       (handle, osHandle, shHandleType)) \
     X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 11000, LTCU_LEGACY_STREAM, \
       (CUmemGenericAllocationHandle *handle, void *addr), (handle, addr)) \
+    X(cuMulticastCreate, "cuMulticastCreate", 12010, LTCU_LEGACY_STREAM, \
+      (CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop), (mcHandle, prop)) \
     X(cuMemMap, "cuMemMap", 10020, LTCU_LEGACY_STREAM, \
       (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags), \
       (ptr, size, offset, handle, flags)) \

@@ -261,6 +261,8 @@ static void objects_outside_contexts(void)
     CHECK_LIFECYCLE(cuMemImportFromShareableHandle, handle, cuMemRelease, handle, LTCU_PHYSICAL_MEMORY, 0, NULL,
                     NO_INIT);
     CHECK_LIFECYCLE(cuMemCreate, handle, cuMemRelease, handle, LTCU_PHYSICAL_MEMORY, 1 << 21, NULL, {.size = 1 << 21});
+    CUmulticastObjectProp team = {.numDevices = 2, .size = 1 << 21};
+    CHECK_LIFECYCLE(cuMulticastCreate, mcHandle, cuMemRelease, handle, LTCU_PHYSICAL_MEMORY, 0, NULL, {.prop = &team});
 
     /* Graphs from a clone and from stream capture (legacy and per-thread). */
     uint64_t original = fresh();

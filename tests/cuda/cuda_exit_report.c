@@ -32,7 +32,7 @@ int main(int argc, char **argv)
     char *manifest = cuda_read_file(out_path), *text = cuda_read_file(err_path);
     cuda_leaks leaks;
     CHECK(manifest && cuda_parse_leaks(manifest, &leaks));
-    CHECK_EQ_INT(leaks.count, 10);
+    CHECK_EQ_INT(leaks.count, 11);
     if (text && leaks.count) {
         cuda_check_text_report(text, &leaks, "cuda_leak_scenario.c");
         cuda_check_json_report(json_path, &leaks, "cuda_leak_scenario.c");

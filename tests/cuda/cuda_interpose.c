@@ -223,6 +223,24 @@ static void virtual_memory(void)
     CHECK(!cuda_live("va_reservation", range, NULL));
 }
 
+/* A multicast object (CUDA 12.1) is a CUmemGenericAllocationHandle that
+ * cuMemRelease frees, like cuMemCreate's; it is bound memory, not memory. */
+static void multicast(void)
+{
+    CUmulticastObjectProp prop = {.numDevices = 2, .size = 2 << 20};
+    CUmemGenericAllocationHandle refused = 0, team = 0;
+    fake_cuda_fail_next("cuMulticastCreate", CUDA_ERROR_OUT_OF_MEMORY);
+    CHECK_EQ_INT(cuMulticastCreate(&refused, &prop), CUDA_ERROR_OUT_OF_MEMORY);
+    size_t live_before = cuda_live_count();
+    uint64_t misuse = cuda_misuse_count();
+    CHECK_EQ_INT(cuMulticastCreate(&team, &prop), CUDA_SUCCESS);
+    check_owned("CUmemGenericAllocationHandle", team, 0, NULL);
+    CHECK_EQ_INT(cuda_live_count(), live_before + 1);
+    CHECK_EQ_INT(cuMemRelease(team), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUmemGenericAllocationHandle", team, NULL));
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+}
+
 static void misuse(void)
 {
     CUdeviceptr memory = 0;
@@ -349,6 +367,7 @@ int main(void)
     code_and_arrays();
     allocations();
     virtual_memory();
+    multicast();
     CHECK_EQ_INT(fake_cuda_live_objects(), driver_baseline);
     /* the context is all that is left, in the registry as in the driver */
     CHECK_EQ_INT(cuda_live_count(), 1);

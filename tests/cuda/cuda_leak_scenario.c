@@ -30,7 +30,7 @@ void cuda_plant_leaks(cuda_leaks *out)
     CUgraph graph = NULL;
     CUdeviceptr device = 0, managed = 0, async = 0, freed = 0;
     void *pinned = NULL;
-    CUmemGenericAllocationHandle physical = 0;
+    CUmemGenericAllocationHandle physical = 0, multicast = 0;
     CUtexObject texture = 0;
     CUarray array = NULL;
 
@@ -46,6 +46,8 @@ void cuda_plant_leaks(cuda_leaks *out)
     CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
                                 .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
     PLANT("CUmemGenericAllocationHandle", physical, 2u << 20, cuMemCreate(&physical, 2u << 20, &prop, 0));
+    CUmulticastObjectProp team = {.numDevices = 2, .size = 2u << 20};
+    PLANT("CUmemGenericAllocationHandle", multicast, 0, cuMulticastCreate(&multicast, &team));
 
     CUDA_ARRAY_DESCRIPTOR flat = {.Width = 16, .Height = 16, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
     CLEAN(cuArrayCreate(&array, &flat));

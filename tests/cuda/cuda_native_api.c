@@ -50,7 +50,7 @@ int main(void)
     cuda_leaks leaks;
     cuda_plant_leaks(&leaks);
     CHECK(!leaks.failed);
-    CHECK_EQ_INT(leaks.count, 10);
+    CHECK_EQ_INT(leaks.count, 11);
 
     livetrack_snapshot *snapshot = livetrack_snapshot_since(LIVETRACK_DOMAIN_CUDA, NULL, mark);
     CHECK_EQ_INT(livetrack_snapshot_count(snapshot), leaks.count);

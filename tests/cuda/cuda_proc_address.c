@@ -114,6 +114,9 @@ static void proc_address_choices(void)
     CHECK_EQ_INT(((get_proc_v1_fn)self_v1)("cuMemFree", &through_v1, 12000, 0), CUDA_SUCCESS);
     CHECK(through_v1 == (void *)release);
 
+    /* CUDA 12.1's multicast objects are physical memory handles: wrapped. */
+    CHECK(is_wrapper(proc("cuMulticastCreate", 12010, 0)));
+
     /* Untracked: the driver's own function. Unknown: NULL, as the driver says. */
     CHECK(is_driver(proc("cuCtxGetCurrent", 12000, 0)));
     CHECK(proc("cuNoSuchFunction", 12000, 0) == NULL);

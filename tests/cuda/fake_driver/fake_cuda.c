@@ -1051,6 +1051,21 @@ FAKE_FUNCTION(cuMemCreate, (CUmemGenericAllocationHandle *handle, size_t size, c
     LEAVE(CUDA_SUCCESS);
 }
 
+/* A multicast object is a CUmemGenericAllocationHandle as well: cuMemRelease
+ * frees it and cuMemMap maps it, so it is physical memory here. */
+FAKE_FUNCTION(cuMulticastCreate, (CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop))
+{
+    ENTER(cuMulticastCreate);
+    if (!mcHandle || !prop || !prop->numDevices || !prop->size)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    object *o = make(KIND_PHYSICAL, NULL, prop->size);
+    if (!o)
+        LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+    o->references = 1;
+    *mcHandle = o->handle;
+    LEAVE(CUDA_SUCCESS);
+}
+
 FAKE_FUNCTION(cuMemRelease, (CUmemGenericAllocationHandle handle))
 {
     ENTER(cuMemRelease);
@@ -1218,6 +1233,7 @@ static const proc_entry proc_table[] = {
     PROC("cuMemMap", 10020, cuMemMap),
     PROC("cuMemUnmap", 10020, cuMemUnmap),
     PROC("cuMemRetainAllocationHandle", 11000, cuMemRetainAllocationHandle),
+    PROC("cuMulticastCreate", 12010, cuMulticastCreate),
     {"cuGetProcAddress", 11030, 0, (void *)fake_get_proc_address_v1},
     {"cuGetProcAddress", 12000, 0, (void *)fake_get_proc_address_v2},
 };
