@@ -9,7 +9,13 @@
  * A call counts as the runtime's when CUPTI says it ran inside a cuda*
  * call, or (interposition) when it came through a function pointer that
  * cuGetProcAddress handed out. A program that loads its own code through
- * the runtime does so with cudaLibraryLoad*: those libraries are recorded.
+ * the runtime does so with cudaLibraryLoad*: those libraries are recorded
+ * when CUPTI names that call. Interposition cannot tell them from the
+ * runtime's: the runtime makes both through the pointers cuGetProcAddress
+ * handed it, and its cudaLibraryLoad* is usually linked into the program
+ * (static cudart), where preloading does not reach. They are taken for
+ * the runtime's there, which misses a leaked one rather than reporting
+ * the runtime's own libraries, in every program, as leaks.
  *
  * A module goes with its context without an unload (cuCtxDestroy, a
  * primary context's reset or last release), so each is kept with the

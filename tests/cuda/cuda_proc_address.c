@@ -31,6 +31,9 @@ typedef CUresult (*device_fn)(CUdevice);
 typedef CUresult (*retain_fn)(CUcontext *, CUdevice);
 typedef CUresult (*module_load_fn)(CUmodule *, const void *);
 typedef CUresult (*module_unload_fn)(CUmodule);
+typedef CUresult (*library_load_fn)(CUlibrary *, const void *, CUjit_option *, void **, unsigned, CUlibraryOption *,
+                                   void **, unsigned);
+typedef CUresult (*library_unload_fn)(CUlibrary);
 typedef CUresult (*instantiate_fn)(CUgraphExec *, CUgraph, unsigned long long);
 typedef CUresult (*instantiate_v2_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
 typedef CUresult (*get_proc_v1_fn)(const char *, void **, int, cuuint64_t);
@@ -177,6 +180,30 @@ static void runtime_origin(void)
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
 }
 
+/* Interposition alone cannot tell a library the program loads with
+ * cudaLibraryLoad* from one the runtime loads for the program's kernels:
+ * both come through the runtime's cuGetProcAddress pointer, with no cuda*
+ * call named (only CUPTI names it). Both are taken for the runtime's
+ * (docs/cuda.md): not recorded, and their unload is no misuse. A library
+ * loaded through the driver's export is the program's. */
+static void runtime_libraries(void)
+{
+    static const char image[] = "kernels";
+    library_load_fn load = (library_load_fn)proc("cuLibraryLoadData", 12000, 0);
+    library_unload_fn unload = (library_unload_fn)proc("cuLibraryUnload", 12000, 0);
+    CHECK(is_wrapper((void *)load) && is_wrapper((void *)unload));
+    CUlibrary through_runtime = NULL, programs_own = NULL;
+    uint64_t misuse = cuda_misuse_count();
+    CHECK_EQ_INT(load(&through_runtime, image, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUlibrary", CUDA_TEST_HANDLE(through_runtime), NULL));
+    CHECK_EQ_INT(cuLibraryLoadData(&programs_own, image, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_refs("CUlibrary", CUDA_TEST_HANDLE(programs_own)), 1);
+    CHECK_EQ_INT(unload(through_runtime), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuLibraryUnload(programs_own), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUlibrary", CUDA_TEST_HANDLE(programs_own), NULL));
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+}
+
 /* The runtime's modules go with their context (it never unloads those).
  * When the driver then hands the program a module at the same address,
  * that module is the program's: tracked, and ended by its unload. A
@@ -261,6 +288,7 @@ int main(void)
     proc_address_choices();
     runtime_origin();
     runtime_modules_end_with_context();
+    runtime_libraries();
     dlsym_paths();
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);
