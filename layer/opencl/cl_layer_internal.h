@@ -128,6 +128,9 @@ int ltcl_root_devices_complete(void);
  * the driver instead of refused. */
 void ltcl_note_untracked_extension(const char *name);
 int ltcl_untracked_extension_in_use(void);
+/* Whether this thread is running the callback of event `handle`, which the
+ * driver holds for it (wrap_event_callbacks.c): checks of it pass. */
+int ltcl_event_in_callback(const void *handle);
 
 /* The platform of a device, or NULL. */
 cl_platform_id ltcl_device_platform(cl_device_id device);

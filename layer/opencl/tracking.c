@@ -135,10 +135,26 @@ static ltcl_verdict verdict_of(const char *call, ltcl_type type, const void *han
     return refuse(call, type, handle, status, code, refused) ? LTCL_UNCOUNTED : LTCL_REFUSED;
 }
 
+/* A callback's event the program had released, retained inside the
+ * callback: the program owns a reference to it again, so it is tracked
+ * again, as an event of its context. */
+static int adopt_callback_event(const char *call, const void *event)
+{
+    cl_context context = NULL;
+    if (ltcl_next->clGetEventInfo((cl_event)(uintptr_t)event, CL_EVENT_CONTEXT, sizeof context, &context, NULL) !=
+        CL_SUCCESS)
+        context = NULL;
+    ltcl_record_creation(call, LTCL_EVENT, event, 0, context, NULL, 0, NULL);
+    livetrack_type type;
+    return livetrack_live_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(event), &type) == LIVETRACK_OK && type == LTCL_EVENT;
+}
+
 ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
-    return verdict_of(call, type, handle, livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call),
-                      ltcl_invalid_code(type), refused);
+    livetrack_status status = livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call);
+    if (status == LIVETRACK_UNKNOWN && type == LTCL_EVENT && ltcl_event_in_callback(handle))
+        return adopt_callback_event(call, handle) ? LTCL_COUNTED : LTCL_UNCOUNTED;
+    return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
 }
 
 ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)

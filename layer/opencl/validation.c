@@ -16,8 +16,10 @@
  * Not live, or live as another type, is misuse: the call gets the
  * function's documented CL_INVALID_* code and the driver never sees it,
  * unless LIVETRACK_TRANSPARENT=1 (then it goes on after the diagnostic).
- * Three things make an unknown handle pass silently instead, because the
+ * Four things make an unknown handle pass silently instead, because the
  * registry cannot vouch for it:
+ *   - it is the event whose callback this thread is running (the driver
+ *     holds it for the callback, though the program may have released it);
  *   - the program uses an extension function livetrack does not wrap (its
  *     objects are invisible to us);
  *   - livetrack ran out of memory (tracking incomplete);
@@ -70,7 +72,7 @@ cl_int ltcl_refuse_argument(const char *call, const char *what, long index, ltcl
     livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object);
     if (status == LIVETRACK_OK && object.type == type)
         return CL_SUCCESS; /* made live since the fast path looked */
-    if (status != LIVETRACK_OK && unknown_handles_pass())
+    if (status != LIVETRACK_OK && (unknown_handles_pass() || (type == LTCL_EVENT && ltcl_event_in_callback(handle))))
         return CL_SUCCESS;
     char argument[96];
     name_argument(argument, sizeof argument, what, index);

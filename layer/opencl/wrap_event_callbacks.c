@@ -1,44 +1,84 @@
 /*
- * clSetEventCallback. The driver keeps an event until the callbacks set
- * on it have run, so a program may release its event right after setting
- * a callback and still use the event inside the callback (read its
- * status, its profiling times). The registry sees the same: each pending
- * callback keeps the event alive (livetrack_keep_alive), as a child would,
- * until it has run.
+ * clSetEventCallback. A callback gets its event from the driver, and may
+ * use it (read its status, its profiling times) even when the program
+ * released the event right after setting the callback: the driver holds
+ * it for the callback's duration. The registry dropped the event at that
+ * release, so while a callback runs, its thread answers for its event:
+ * checks of that handle pass (ltcl_event_in_callback).
+ *
+ * Nothing is kept alive in the registry meanwhile: drivers differ in how
+ * long they hold such an event (pocl frees a released user event whose
+ * status was never set, its callbacks with it), and a registry entry
+ * outliving the driver's object would make reports query freed memory.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "entry_points.h"
 
+/* Each callback goes to the driver as a trampoline with a record of the
+ * program's function and data. Records wait in a list until their
+ * callback runs: a callback that never runs (its event freed first, see
+ * above) leaves its record reachable, not leaked. */
 typedef struct pending_callback {
     void(CL_CALLBACK *notify)(cl_event, cl_int, void *);
     void *user_data;
-    livetrack_keeper *keeper;
+    struct pending_callback *previous, *next;
 } pending_callback;
+
+static pending_callback pending_list = {NULL, NULL, &pending_list, &pending_list};
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void list_pending(pending_callback *pending)
+{
+    pthread_mutex_lock(&pending_lock);
+    pending->next = &pending_list;
+    pending->previous = pending_list.previous;
+    pending_list.previous->next = pending;
+    pending_list.previous = pending;
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void unlist_pending(pending_callback *pending)
+{
+    pthread_mutex_lock(&pending_lock);
+    pending->previous->next = pending->next;
+    pending->next->previous = pending->previous;
+    pthread_mutex_unlock(&pending_lock);
+}
+
+/* The event whose callback this thread is running, if any (a callback may
+ * set a user event's status and so run another one inside it). */
+static _Thread_local cl_event event_in_callback;
+
+int ltcl_event_in_callback(const void *handle) { return handle && handle == (const void *)event_in_callback; }
 
 static void CL_CALLBACK run_pending_callback(cl_event event, cl_int status, void *data)
 {
     pending_callback *pending = data;
+    cl_event outer = event_in_callback;
+    event_in_callback = event;
     pending->notify(event, status, pending->user_data);
-    livetrack_let_go(pending->keeper);
+    event_in_callback = outer;
+    unlist_pending(pending);
     free(pending);
 }
 
 cl_int CL_API_CALL clSetEventCallback_wrap(cl_event event, cl_int command_exec_callback_type,
                                            void(CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
-    /* Untracked events and a NULL callback (the driver's error to give)
-     * go through as they are. */
-    livetrack_keeper *keeper = pfn_notify ? livetrack_keep_alive(LIVETRACK_DOMAIN_OPENCL, ltcl_key(event)) : NULL;
-    pending_callback *pending = keeper ? malloc(sizeof *pending) : NULL;
-    if (!pending) {
-        livetrack_let_go(keeper);
+    /* A NULL callback is the driver's error to give. Without memory for
+     * the record the callback goes to the driver as it is: it then runs
+     * unmarked, which only costs diagnostics inside it. */
+    pending_callback *pending = pfn_notify ? malloc(sizeof *pending) : NULL;
+    if (!pending)
         return ltcl_next->clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
-    }
-    *pending = (pending_callback){pfn_notify, user_data, keeper};
+    pending->notify = pfn_notify;
+    pending->user_data = user_data;
+    list_pending(pending);
     cl_int result = ltcl_next->clSetEventCallback(event, command_exec_callback_type, run_pending_callback, pending);
     if (result != CL_SUCCESS) {
-        livetrack_let_go(keeper);
+        unlist_pending(pending);
         free(pending);
     }
     return result;
