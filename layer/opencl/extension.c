@@ -108,12 +108,28 @@ static int driver_refcount(const livetrack_object *object, cl_uint *count)
 /* Serialises reports: callbacks never run concurrently. Recursive, so a
  * callback may itself ask for a report. */
 static pthread_mutex_t report_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_once_t report_lock_forks = PTHREAD_ONCE_INIT;
+
+/* A child forked while another thread was inside a report inherits the
+ * lock held by a thread it does not have: it starts with a fresh one (the
+ * lock guards no data, only the order of callbacks). */
+static void fresh_report_lock_in_child(void)
+{
+    pthread_mutexattr_t recursive;
+    pthread_mutexattr_init(&recursive);
+    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&report_lock, &recursive);
+    pthread_mutexattr_destroy(&recursive);
+}
+
+static void watch_forks(void) { pthread_atfork(NULL, NULL, fresh_report_lock_in_child); }
 
 static void CL_API_CALL report_live_objects(cl_platform_id platform, cl_live_object_report_fn report_fn,
                                             void *user_data)
 {
     if (!report_fn)
         return;
+    pthread_once(&report_lock_forks, watch_forks);
     livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_OPENCL, platform);
     pthread_mutex_lock(&report_lock);
     for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++) {

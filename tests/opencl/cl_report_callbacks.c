@@ -2,8 +2,15 @@
  * What a Report callback may do: release the reported object, release
  * objects not reported yet (they are then skipped: never reported after
  * their release), retain objects, create objects, call the driver. None
- * of it may deadlock or crash, and calls never overlap.
+ * of it may deadlock or crash, and calls never overlap. A child forked
+ * while a report runs in another thread can report too.
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cl_test_util.h"
 
 static const char *kernel_source = "__kernel void k(__global int *a) { a[0] = 2; }\n";
@@ -133,6 +140,34 @@ static void CL_CALLBACK release_last_holder(void *user_data, void *object, const
     if (object == (void *)state->program)
         state->program_seen++;
     leave(state);
+}
+
+/* A report that waits inside its first callback until told to go on. */
+static struct {
+    clReportLiveObjectsIntelFPGA_fn report;
+    cl_platform_id platform;
+    atomic_int inside, release;
+} fork_case;
+
+static void CL_CALLBACK wait_inside(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    (void)user_data, (void)object, (void)type_name, (void)refcount;
+    atomic_store(&fork_case.inside, 1);
+    while (!atomic_load(&fork_case.release))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+}
+
+static void *report_slowly(void *unused)
+{
+    (void)unused;
+    fork_case.report(fork_case.platform, wait_inside, NULL);
+    return NULL;
+}
+
+static void CL_CALLBACK count_reported(void *user_data, void *object, const char *type_name, cl_uint refcount)
+{
+    (void)object, (void)type_name, (void)refcount;
+    (*(int *)user_data)++;
 }
 
 static void reset(callback_state *state, cl_context context)
@@ -268,6 +303,27 @@ int main(void)
         CT_EXPECT_GONE(state.targets[i]);
     }
     CHECK_EQ_INT(ct_live_count(), live_at_start);
+
+    /* ---- a fork while another thread is inside a report ---- */
+    /* The child has no such thread: its own report must not wait for it. */
+    fork_case.report = ext.report;
+    fork_case.platform = env.platform;
+    pthread_t reporter;
+    CHECK_EQ_INT(pthread_create(&reporter, NULL, report_slowly, NULL), 0);
+    while (!atomic_load(&fork_case.inside))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        alarm(10); /* a hang ends the child, and the test fails */
+        int reported = 0;
+        ext.report(env.platform, count_reported, &reported);
+        _exit(reported > 0 ? 0 : 3);
+    }
+    int child_status = 0;
+    CHECK(child > 0 && waitpid(child, &child_status, 0) == child);
+    CHECK(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
+    atomic_store(&fork_case.release, 1);
+    pthread_join(reporter, NULL);
 
     ct_teardown(&env);
     ct_check_model(0);
