@@ -117,32 +117,76 @@ ON_CREATED(MemAllocShared, ze_mem_alloc_shared_params_t, LTZE_MEM, ppptr, *param
 ON_DESTROY(MemFree, ze_mem_free_params_t, LTZE_MEM, *params->pptr, *params->phContext)
 ON_DESTROY(MemFreeExt, ze_mem_free_ext_params_t, LTZE_MEM, *params->pptr, *params->phContext)
 
-/* zeModuleCreate hands out a build log even when the build fails (the log
- * says why), and the program must destroy it either way. On failure the
- * driver may not have written the log at all, so the prologue remembers
- * what the program's variable held before and only a changed value counts.
- * The prologue and epilogue run on the calling thread, back to back. */
+/* ---- build logs ----------------------------------------------------------------- */
+
+/* zeModuleCreate hands out a build log whenever the program asks for one,
+ * also when the build fails (the log says why), and the program must
+ * destroy it whatever the result. A failing call may leave the program's
+ * variable alone, so the prologue remembers what it held. A value that
+ * changed is a new log. An unchanged one is too when the old value is no
+ * live build log (the program destroyed it and reuses its variable, and
+ * the driver handed out the freed address again) and the driver got past
+ * checking the arguments: a call refused there made nothing. The
+ * prologue and epilogue run on the calling thread, back to back. */
 static _Thread_local ze_module_build_log_handle_t build_log_before;
+
+static void remember_build_log(ze_module_build_log_handle_t *const *out)
+{
+    build_log_before = *out ? **out : NULL;
+}
+
+static int is_live_build_log(ze_module_build_log_handle_t build_log)
+{
+    livetrack_object object;
+    return livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(build_log), &object) == LIVETRACK_OK &&
+           object.type == LTZE_MODULE_BUILD_LOG && object.refs > 0;
+}
+
+/* The results with which the loader or driver refuses a call before doing
+ * any work (the specification's parameter checks). */
+static int refused_before_work(ze_result_t result)
+{
+    switch (result) {
+    case ZE_RESULT_ERROR_UNINITIALIZED:
+    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: /* the driver lacks the function */
+    case ZE_RESULT_ERROR_INVALID_ARGUMENT:
+    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE:
+    case ZE_RESULT_ERROR_INVALID_NULL_POINTER:
+    case ZE_RESULT_ERROR_INVALID_ENUMERATION:
+    case ZE_RESULT_ERROR_INVALID_SIZE: return 1;
+    default: return 0;
+    }
+}
+
+/* In the epilogue: record the log `call` handed out in **out, if any. A
+ * log outlives its module and is no context's child: destroying the
+ * module or the context first is not misuse. */
+static void record_build_log(const char *call, ze_module_build_log_handle_t *const *out, ze_result_t result,
+                             const void *owner)
+{
+    ze_module_build_log_handle_t build_log = *out ? **out : NULL;
+    if (!build_log)
+        return;
+    /* On success the driver wrote the variable: whatever it holds is new. */
+    int is_new = result == ZE_RESULT_SUCCESS || build_log != build_log_before ||
+                 (!refused_before_work(result) && !is_live_build_log(build_log_before));
+    if (is_new)
+        ltze_record_creation(call, LTZE_MODULE_BUILD_LOG, build_log, 0, NULL, NULL, owner);
+}
 
 static void ZE_APICALL ModuleCreate_before(CALLBACK_ARGS(ze_module_create_params_t))
 {
     UNUSED_CALLBACK_ARGS;
     (void)result;
-    build_log_before = *params->pphBuildLog ? **params->pphBuildLog : NULL;
+    remember_build_log(params->pphBuildLog);
 }
 
 static void ZE_APICALL ModuleCreate_created(CALLBACK_ARGS(ze_module_create_params_t))
 {
     UNUSED_CALLBACK_ARGS;
-    ze_module_build_log_handle_t build_log = *params->pphBuildLog ? **params->pphBuildLog : NULL;
     if (result == ZE_RESULT_SUCCESS && *params->pphModule)
         ltze_record_creation("zeModuleCreate", LTZE_MODULE, **params->pphModule, 0, *params->phContext, NULL, NULL);
-    /* A log outlives its module and is no context's child: destroying the
-     * module or the context first is not misuse. */
-    if (build_log && (result == ZE_RESULT_SUCCESS ||
-                      (result == ZE_RESULT_ERROR_MODULE_BUILD_FAILURE && build_log != build_log_before)))
-        ltze_record_creation("zeModuleCreate", LTZE_MODULE_BUILD_LOG, build_log, 0, NULL, NULL,
-                             ltze_owner_of(*params->phContext));
+    record_build_log("zeModuleCreate", params->pphBuildLog, result, ltze_owner_of(*params->phContext));
 }
 
 /* ---- registration ------------------------------------------------------------- */

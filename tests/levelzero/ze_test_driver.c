@@ -536,7 +536,10 @@ static ze_result_t ZE_APICALL list_append_barrier(ze_command_list_handle_t list,
 
 /* A module whose input starts with "fail" does not build: the call fails
  * with ZE_RESULT_ERROR_MODULE_BUILD_FAILURE and still hands out a build
- * log, as real drivers do. */
+ * log, as real drivers do. One whose input starts with "invalid" fails
+ * with ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, also with a log: a real
+ * driver makes the log before it looks at the input. Calls refused for
+ * their arguments (an empty input) hand out nothing. */
 static ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_device_handle_t device,
                                             const ze_module_desc_t *desc, ze_module_handle_t *module,
                                             ze_module_build_log_handle_t *build_log)
@@ -550,13 +553,17 @@ static ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_devi
     if (!desc->pInputModule || desc->inputSize == 0)
         return ZE_RESULT_ERROR_INVALID_SIZE;
     int fails = desc->inputSize >= 4 && memcmp(desc->pInputModule, "fail", 4) == 0;
+    int invalid = desc->inputSize >= 7 && memcmp(desc->pInputModule, "invalid", 7) == 0;
     if (build_log) {
-        ze_result_t made = new_object(KIND_BUILD_LOG, fails ? "error: the module says fail" : "", build_log);
+        const char *text = fails ? "error: the module says fail" : invalid ? "error: not a module" : "";
+        ze_result_t made = new_object(KIND_BUILD_LOG, text, build_log);
         if (made != ZE_RESULT_SUCCESS)
             return made;
     }
     if (fails)
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    if (invalid)
+        return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     return new_object(KIND_MODULE, NULL, module);
 }
 

@@ -57,6 +57,12 @@ static const ze_module_desc_t zt_failing_module_desc = {.stype = ZE_STRUCTURE_TY
                                                         .format = ZE_MODULE_FORMAT_IL_SPIRV,
                                                         .inputSize = sizeof zt_failing_module_input,
                                                         .pInputModule = zt_failing_module_input};
+/* ... and fails with ZE_RESULT_ERROR_INVALID_NATIVE_BINARY (with a build log) when it starts with "invalid". */
+static const uint8_t zt_invalid_module_input[] = "invalid binary";
+static const ze_module_desc_t zt_invalid_module_desc = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                                                        .format = ZE_MODULE_FORMAT_NATIVE,
+                                                        .inputSize = sizeof zt_invalid_module_input,
+                                                        .pInputModule = zt_invalid_module_input};
 /* The test driver's page size for physical and virtual memory. */
 #define ZT_PAGE_SIZE ((size_t)65536)
 

@@ -1,0 +1,125 @@
+/*
+ * Build logs: zeModuleCreate hands one out whenever the program asks,
+ * whatever the result, and the program must destroy each. livetrack
+ * records every log the driver hands out, also when the program reuses
+ * its variable and the driver reuses the freed address (the value after
+ * the call then equals the one before), and nothing when the call was
+ * refused for its arguments. Destroying each log is then not misuse, and
+ * a log not destroyed is live.
+ *
+ * Runs with liblivetrack_ze.so preloaded and the test driver.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "livetrack/livetrack.h"
+#include "ze_test_driver.h"
+#include "ze_test_util.h"
+
+static uint64_t misuse_count(void)
+{
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    return stats.misuse;
+}
+
+static int is_live_build_log(const void *handle)
+{
+    livetrack_object object;
+    return livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)handle, &object) == LIVETRACK_OK &&
+           object.type_name && strcmp(object.type_name, "ze_module_build_log_handle_t") == 0 && object.refs == 1;
+}
+
+/* A program that builds in a loop with one log variable, destroying the
+ * log each time: each log is recorded and each destroy is fine. The test
+ * driver hands out the address it freed last, so from the second round
+ * on the log equals what the variable held before the call. */
+static void build_in_a_loop(ze_context_handle_t context, ze_device_handle_t device, const ze_module_desc_t *desc,
+                            ze_result_t expected)
+{
+    ze_module_handle_t module = NULL;
+    ze_module_build_log_handle_t build_log = NULL, first_log = NULL;
+    uint64_t misuse_before = misuse_count();
+    for (int round = 0; round < 3; round++) {
+        CHECK_EQ_INT(zeModuleCreate(context, device, desc, &module, &build_log), expected);
+        if (round == 0)
+            first_log = build_log;
+        CHECK(build_log == first_log); /* the driver did reuse the address */
+        CHECK(is_live_build_log(build_log));
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        CHECK(!is_live_build_log(build_log));
+    }
+    CHECK_EQ_INT(misuse_count(), misuse_before);
+}
+
+int main(void)
+{
+    const char *first_type = livetrack_type_name(LIVETRACK_DOMAIN_LEVEL_ZERO, 0);
+    if (!first_type || strncmp(first_type, "ze_", 3) != 0) {
+        fprintf(stderr, "liblivetrack_ze.so is not loaded: run with LD_PRELOAD=.../liblivetrack_ze.so\n");
+        return 2;
+    }
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    zt_open(&driver, &device);
+    ztd_interface test_driver;
+    CHECK(ztd_find(getenv("ZE_ENABLE_ALT_DRIVERS"), &test_driver));
+    ze_context_handle_t context;
+    CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &context), 0);
+    uint64_t mark = livetrack_mark();
+    uint64_t misuse_before = misuse_count();
+
+    /* Failed builds, and a failure other than a failed build. */
+    build_in_a_loop(context, device, &zt_failing_module_desc, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    build_in_a_loop(context, device, &zt_invalid_module_desc, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY);
+
+    /* A log handed out on a failure and never destroyed is a leak. */
+    {
+        ze_module_handle_t module = NULL;
+        ze_module_build_log_handle_t build_log = NULL;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_invalid_module_desc, &module, &build_log),
+                     ZE_RESULT_ERROR_INVALID_NATIVE_BINARY);
+        CHECK(is_live_build_log(build_log));
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 1);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
+    }
+
+    /* A call refused for its arguments makes no log: the destroyed log the
+     * variable still holds is not taken for a new one. */
+    {
+        ze_module_handle_t module = NULL;
+        ze_module_build_log_handle_t build_log = NULL;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_failing_module_desc, &module, &build_log),
+                     ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        ze_module_desc_t empty = zt_module_desc;
+        empty.inputSize = 0;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &empty, &module, &build_log), ZE_RESULT_ERROR_INVALID_SIZE);
+        CHECK(!is_live_build_log(build_log));
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
+    }
+
+    /* A successful build reusing the variable of a destroyed log. */
+    {
+        ze_module_handle_t module = NULL;
+        ze_module_build_log_handle_t build_log = NULL;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_module_desc, &module, &build_log), 0);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        CHECK_EQ_INT(zeModuleDestroy(module), 0);
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_module_desc, &module, &build_log), 0);
+        CHECK(is_live_build_log(build_log));
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        CHECK_EQ_INT(zeModuleDestroy(module), 0);
+    }
+
+    CHECK_EQ_INT(misuse_count(), misuse_before);
+    CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
+    CHECK_EQ_INT(zeContextDestroy(context), 0);
+    if (test_driver.live)
+        CHECK_EQ_INT(test_driver.live(), 0);
+    return check_summary("ze_build_logs");
+}
