@@ -120,8 +120,9 @@ ON_DESTROY(MemFreeExt, ze_mem_free_ext_params_t, LTZE_MEM, *params->pptr, *param
 /* ---- build logs ----------------------------------------------------------------- */
 
 /* zeModuleCreate hands out a build log whenever the program asks for one,
- * also when the build fails (the log says why), and the program must
- * destroy it whatever the result. A failing call may leave the program's
+ * also when the build fails (the log says why), and zeModuleDynamicLink a
+ * link log (a build log too, destroyed the same way); the program must
+ * destroy each whatever the result. A failing call may leave the program's
  * variable alone, so the prologue remembers what it held. A value that
  * changed is a new log. An unchanged one is too when the old value is no
  * live build log (the program destroyed it and reuses its variable, and
@@ -189,6 +190,21 @@ static void ZE_APICALL ModuleCreate_created(CALLBACK_ARGS(ze_module_create_param
     record_build_log("zeModuleCreate", params->pphBuildLog, result, ltze_owner_of(*params->phContext));
 }
 
+/* A link log belongs to the driver of the modules linked. */
+static void ZE_APICALL ModuleDynamicLink_before(CALLBACK_ARGS(ze_module_dynamic_link_params_t))
+{
+    UNUSED_CALLBACK_ARGS;
+    (void)result;
+    remember_build_log(params->pphLinkLog);
+}
+
+static void ZE_APICALL ModuleDynamicLink_created(CALLBACK_ARGS(ze_module_dynamic_link_params_t))
+{
+    UNUSED_CALLBACK_ARGS;
+    ze_module_handle_t first_module = *params->pnumModules && *params->pphModules ? (*params->pphModules)[0] : NULL;
+    record_build_log("zeModuleDynamicLink", params->pphLinkLog, result, ltze_owner_of(first_module));
+}
+
 /* ---- registration ------------------------------------------------------------- */
 
 #define REGISTER(call, kind, callback)                                                                      \
@@ -219,6 +235,8 @@ const char *ltze_register_callbacks(zel_tracer_handle_t tracer)
     REGISTER(ModuleCreate, PROLOGUE, ModuleCreate_before);
     REGISTER_CREATE(ModuleCreate);
     REGISTER_DESTROY(ModuleDestroy);
+    REGISTER(ModuleDynamicLink, PROLOGUE, ModuleDynamicLink_before);
+    REGISTER_CREATE(ModuleDynamicLink);
     REGISTER_DESTROY(ModuleBuildLogDestroy);
     REGISTER_CREATE(KernelCreate);
     REGISTER_DESTROY(KernelDestroy);

@@ -4,7 +4,8 @@
  * records every log the driver hands out, also when the program reuses
  * its variable and the driver reuses the freed address (the value after
  * the call then equals the one before), and nothing when the call was
- * refused for its arguments. Destroying each log is then not misuse, and
+ * refused for its arguments. zeModuleDynamicLink's link logs are build
+ * logs too. Destroying each log is then not misuse, and
  * a log not destroyed is live.
  *
  * Runs with liblivetrack_ze.so preloaded and the test driver.
@@ -51,6 +52,27 @@ static void build_in_a_loop(ze_context_handle_t context, ze_device_handle_t devi
         CHECK(is_live_build_log(build_log));
         CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
         CHECK(!is_live_build_log(build_log));
+    }
+    CHECK_EQ_INT(misuse_count(), misuse_before);
+}
+
+/* The same with zeModuleDynamicLink's link logs, linking `modules`. The
+ * log belongs to the modules' driver. */
+static void link_in_a_loop(ze_module_handle_t *modules, uint32_t count, ze_result_t expected, const void *driver)
+{
+    ze_module_build_log_handle_t link_log = NULL, first_log = NULL;
+    uint64_t misuse_before = misuse_count();
+    for (int round = 0; round < 3; round++) {
+        CHECK_EQ_INT(zeModuleDynamicLink(count, modules, &link_log), expected);
+        if (round == 0)
+            first_log = link_log;
+        CHECK(link_log == first_log);
+        CHECK(is_live_build_log(link_log));
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)link_log, &object) == LIVETRACK_OK &&
+              object.owner == driver);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(link_log), 0);
+        CHECK(!is_live_build_log(link_log));
     }
     CHECK_EQ_INT(misuse_count(), misuse_before);
 }
@@ -114,6 +136,27 @@ int main(void)
         CHECK(is_live_build_log(build_log));
         CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
         CHECK_EQ_INT(zeModuleDestroy(module), 0);
+    }
+
+    /* Link logs: of a link that works, of one that fails, and one never
+     * destroyed. */
+    {
+        ze_module_handle_t modules[2];
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_module_desc, &modules[0], NULL), 0);
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_importing_module_desc, &modules[1], NULL), 0);
+        link_in_a_loop(modules, 1, ZE_RESULT_SUCCESS, driver);
+        link_in_a_loop(modules, 2, ZE_RESULT_ERROR_MODULE_LINK_FAILURE, driver);
+        ze_module_build_log_handle_t link_log = NULL;
+        CHECK_EQ_INT(zeModuleDynamicLink(2, modules, &link_log), ZE_RESULT_ERROR_MODULE_LINK_FAILURE);
+        CHECK(is_live_build_log(link_log));
+        CHECK_EQ_INT(zeModuleDestroy(modules[0]), 0);
+        CHECK_EQ_INT(zeModuleDestroy(modules[1]), 0);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 1);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(link_log), 0);
+        /* Linking nothing, without a log: nothing to record. */
+        CHECK_EQ_INT(zeModuleDynamicLink(0, modules, NULL), 0);
+        if (test_driver.calls)
+            CHECK_EQ_INT(test_driver.calls("zeModuleDynamicLink"), 8);
     }
 
     CHECK_EQ_INT(misuse_count(), misuse_before);

@@ -43,7 +43,8 @@
     X(zeCommandQueueExecuteCommandLists) X(zeCommandQueueSynchronize) X(zeCommandListCreate)                     \
     X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListClose) X(zeCommandListReset)          \
     X(zeCommandListAppendMemoryCopy) X(zeCommandListAppendSignalEvent) X(zeCommandListAppendBarrier)             \
-    X(zeModuleCreate) X(zeModuleDestroy) X(zeModuleBuildLogDestroy) X(zeModuleBuildLogGetString)                 \
+    X(zeModuleCreate) X(zeModuleDestroy) X(zeModuleDynamicLink) X(zeModuleBuildLogDestroy)                      \
+    X(zeModuleBuildLogGetString)                                                                                 \
     X(zeKernelCreate) X(zeKernelDestroy) X(zeKernelSetArgumentValue) X(zeKernelSetGroupSize)                     \
     X(zeEventPoolCreate) X(zeEventPoolDestroy) X(zeEventCreate) X(zeEventDestroy) X(zeEventHostSignal)           \
     X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset) X(zeFenceCreate) X(zeFenceDestroy)       \
@@ -534,12 +535,16 @@ static ze_result_t ZE_APICALL list_append_barrier(ze_command_list_handle_t list,
 
 /* ---- modules, build logs, kernels ---------------------------------------- */
 
+/* The text of a module with an import no module exports. */
+#define UNRESOLVED_IMPORT "unresolved import"
+
 /* A module whose input starts with "fail" does not build: the call fails
  * with ZE_RESULT_ERROR_MODULE_BUILD_FAILURE and still hands out a build
  * log, as real drivers do. One whose input starts with "invalid" fails
  * with ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, also with a log: a real
  * driver makes the log before it looks at the input. Calls refused for
- * their arguments (an empty input) hand out nothing. */
+ * their arguments (an empty input) hand out nothing. A module whose
+ * input starts with "imports" builds but cannot be linked. */
 static ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_device_handle_t device,
                                             const ze_module_desc_t *desc, ze_module_handle_t *module,
                                             ze_module_build_log_handle_t *build_log)
@@ -564,7 +569,29 @@ static ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_devi
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     if (invalid)
         return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
-    return new_object(KIND_MODULE, NULL, module);
+    int imports = desc->inputSize >= 7 && memcmp(desc->pInputModule, "imports", 7) == 0;
+    return new_object(KIND_MODULE, imports ? UNRESOLVED_IMPORT : NULL, module);
+}
+
+/* Hands out a link log whenever asked, as zeModuleCreate does with build
+ * logs; fails with ZE_RESULT_ERROR_MODULE_LINK_FAILURE when a module
+ * imports something (none of them exports anything). */
+static ze_result_t ZE_APICALL module_dynamic_link(uint32_t count, ze_module_handle_t *modules,
+                                                  ze_module_build_log_handle_t *link_log)
+{
+    COUNT_CALL(zeModuleDynamicLink);
+    REQUIRE_POINTER(modules);
+    int unresolved = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        REQUIRE_HANDLE(modules[i], KIND_MODULE);
+        unresolved |= strcmp(((const test_object *)modules[i])->text, UNRESOLVED_IMPORT) == 0;
+    }
+    if (link_log) {
+        ze_result_t made = new_object(KIND_BUILD_LOG, unresolved ? "error: " UNRESOLVED_IMPORT : "", link_log);
+        if (made != ZE_RESULT_SUCCESS)
+            return made;
+    }
+    return unresolved ? ZE_RESULT_ERROR_MODULE_LINK_FAILURE : ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t ZE_APICALL module_destroy(ze_module_handle_t module)
@@ -1042,6 +1069,7 @@ TEST_DRIVER_EXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_versio
     BEGIN_TABLE(table);
     table->pfnCreate = module_create;
     table->pfnDestroy = module_destroy;
+    table->pfnDynamicLink = module_dynamic_link;
     return ZE_RESULT_SUCCESS;
 }
 

@@ -63,6 +63,12 @@ static const ze_module_desc_t zt_invalid_module_desc = {.stype = ZE_STRUCTURE_TY
                                                         .format = ZE_MODULE_FORMAT_NATIVE,
                                                         .inputSize = sizeof zt_invalid_module_input,
                                                         .pInputModule = zt_invalid_module_input};
+/* ... builds, but does not link (zeModuleDynamicLink), when it starts with "imports". */
+static const uint8_t zt_importing_module_input[] = "imports a function";
+static const ze_module_desc_t zt_importing_module_desc = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                                                          .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                                                          .inputSize = sizeof zt_importing_module_input,
+                                                          .pInputModule = zt_importing_module_input};
 /* The test driver's page size for physical and virtual memory. */
 #define ZT_PAGE_SIZE ((size_t)65536)
 
