@@ -181,12 +181,25 @@ typedef struct pending_destroy {
     uint64_t bytes;
     const void *owner;
     uint64_t parents[2];
+    /* The parents, held until the epilogue: one the program destroyed
+     * already, kept alive only by this object, would otherwise die with
+     * it, and the object recorded anew would lose it. */
+    livetrack_keeper *parent_keepers[2];
 } pending_destroy;
 
 static _Thread_local pending_destroy pending;
 
+static void let_parents_go(void)
+{
+    for (int i = 0; i < 2; i++) {
+        livetrack_let_go(pending.parent_keepers[i]);
+        pending.parent_keepers[i] = NULL;
+    }
+}
+
 void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context)
 {
+    let_parents_go(); /* nothing is left from an earlier call, unless its epilogue never ran */
     pending.counted = 0;
     pending.handle = ltze_key(handle);
     if (!handle)
@@ -202,6 +215,9 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
                                    handle, type_names[type], (unsigned long long)object.parents[0]);
     if (object.holders)
         report_live_children(call, type, handle, object.holders);
+    for (int i = 0; i < 2; i++)
+        pending.parent_keepers[i] =
+            object.parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_LEVEL_ZERO, object.parents[i]) : NULL;
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call);
     if (status == LIVETRACK_OK) {
         pending.counted = 1;
@@ -209,7 +225,10 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
         pending.owner = object.owner;
         pending.parents[0] = object.parents[0];
         pending.parents[1] = object.parents[1];
-    } else if (status == LIVETRACK_UNKNOWN || status == LIVETRACK_NOT_OWNED) {
+        return;
+    }
+    let_parents_go();
+    if (status == LIVETRACK_UNKNOWN || status == LIVETRACK_NOT_OWNED) {
         /* Another thread destroyed it between our lookup and now. */
         report_bad_handle(call, type, handle, NULL);
     }
@@ -227,13 +246,10 @@ static const char *result_name(ze_result_t result)
     }
 }
 
-void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
+/* The driver refused the destroy the prologue counted: the object is
+ * live again. */
+static void undo_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
 {
-    if (!pending.counted || pending.handle != ltze_key(handle))
-        return;
-    pending.counted = 0;
-    if (result == ZE_RESULT_SUCCESS)
-        return;
     /* Kept alive by children, the very object is still in the registry. */
     if (livetrack_retain(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call) == LIVETRACK_OK)
         return;
@@ -251,4 +267,14 @@ void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze
     livetrack_create(&again);
     ltze_note("%s(%p) failed with %s (0x%x): the %s is live again; its call site is now this call", call, handle,
               result_name(result), (unsigned)result, type_names[type]);
+}
+
+void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
+{
+    if (pending.counted && pending.handle == ltze_key(handle) && result != ZE_RESULT_SUCCESS)
+        undo_destroy(call, type, handle, result);
+    pending.counted = 0;
+    /* A parent the program destroyed before, held only by this object,
+     * dies here unless the object is live again. */
+    let_parents_go();
 }

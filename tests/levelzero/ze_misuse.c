@@ -242,6 +242,33 @@ int main(void)
         CHECK(!is_live(doomed_pool) && !is_live(event));
     }
 
+    /* The driver refuses to destroy an event whose pool the program
+     * destroyed before: the event is live again and still holds the pool,
+     * which dies with the event's next destroy. */
+    if (test_driver.refuse_next_destroy) {
+        ze_event_pool_handle_t doomed_pool;
+        ze_event_handle_t event;
+        CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &doomed_pool), 0);
+        CHECK_EQ_INT(zeEventCreate(doomed_pool, &zt_event_desc, &event), 0);
+        begin();
+        CHECK_EQ_INT(zeEventPoolDestroy(doomed_pool), 0);
+        end(1, __LINE__);
+        begin();
+        test_driver.refuse_next_destroy();
+        CHECK_EQ_INT(zeEventDestroy(event), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        end(0, __LINE__);
+        CHECK(mentions("live again"));
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)event, &object) == LIVETRACK_OK &&
+              object.refs == 1 && object.parents[0] == (uint64_t)(uintptr_t)doomed_pool);
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)doomed_pool, &object) == LIVETRACK_OK &&
+              object.refs == 0 && object.holders == 1);
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(event), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(doomed_pool) && !is_live(event));
+    }
+
     /* A destroy the driver refuses: the object is live again, the program
      * gets the driver's error, and a later destroy is fine. */
     if (test_driver.refuse_next_destroy) {
