@@ -166,6 +166,14 @@ LIVETRACK_API size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetra
  * not the application's: front ends name their loader and driver here. */
 LIVETRACK_API void livetrack_add_internal_module(const void *address);
 
+/* livetrack_create, but with `stack` as the creation call site instead of
+ * the caller's stack (0: none). For a front end that records anew an
+ * object it counted as destroyed too early (a destroy the driver then
+ * refused): the object keeps the call site it had (livetrack_lookup's or
+ * a snapshot's `stack`), so reports still point where it was made. */
+LIVETRACK_API livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
+                                                           livetrack_stack_id stack);
+
 /* Everything known about one live object. */
 typedef struct livetrack_object {
     livetrack_domain domain;

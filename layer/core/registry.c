@@ -428,15 +428,17 @@ static __attribute__((noinline)) int forget_stale(lt_shard *shard, uint64_t hash
     return 1;
 }
 
-livetrack_status livetrack_create(const livetrack_new_object *object)
+static int valid_new_object(const livetrack_new_object *object)
 {
-    if (!object || !object->handle || object->domain <= LIVETRACK_DOMAIN_ANY ||
-        object->domain >= LIVETRACK_DOMAIN_COUNT || object->type >= LIVETRACK_MAX_TYPES)
-        return LIVETRACK_BAD_ARGUMENT;
-    /* Read outside the shard lock: rdtsc costs ~13 ns on the machines
-     * measured, and the locked section should stay short. */
-    uint64_t ticks = lt_ticks();
-    livetrack_stack_id stack = lt_stack_capture(object->domain, object->type);
+    return object && object->handle && object->domain > LIVETRACK_DOMAIN_ANY &&
+           object->domain < LIVETRACK_DOMAIN_COUNT && object->type < LIVETRACK_MAX_TYPES;
+}
+
+/* Record a valid new object made at `ticks` with call site `stack`.
+ * Inlined into both callers: livetrack_create is the hot path. */
+static inline __attribute__((always_inline)) livetrack_status insert_object(const livetrack_new_object *object,
+                                                                            uint64_t ticks, livetrack_stack_id stack)
+{
     unsigned domain = object->domain;
     const void *owner = object->owner;
     lt_node *parents[2];
@@ -488,6 +490,26 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     if (lt_timeline_on)
         lt_timeline_event(LT_EVENT_CREATE, object->call, domain, object->type, object->handle, object->bytes);
     return LIVETRACK_OK;
+}
+
+livetrack_status livetrack_create(const livetrack_new_object *object)
+{
+    if (!valid_new_object(object))
+        return LIVETRACK_BAD_ARGUMENT;
+    /* Read outside the shard lock: rdtsc costs ~13 ns on the machines
+     * measured, and the locked section should stay short. The stack is
+     * captured here, not in insert_object: the frames livetrack adds on
+     * top of the program's are then the same for every create. */
+    uint64_t ticks = lt_ticks();
+    livetrack_stack_id stack = lt_stack_capture(object->domain, object->type);
+    return insert_object(object, ticks, stack);
+}
+
+livetrack_status livetrack_create_with_stack(const livetrack_new_object *object, livetrack_stack_id stack)
+{
+    if (!valid_new_object(object))
+        return LIVETRACK_BAD_ARGUMENT;
+    return insert_object(object, lt_ticks(), stack);
 }
 
 /* The live node of the expected type, or NULL with *status saying why.

@@ -31,12 +31,16 @@
 
 /* `call` destroys or frees the `type` named by `handle`; `context` is the
  * context it names besides, or NULL. */
-#define ON_DESTROY(call, params_type, type, handle, context)                                               \
+#define ON_DESTROY(call, params_type, type, handle, context) \
+    ON_SIZED_DESTROY(call, params_type, type, handle, context, NULL)
+
+/* ... and `size` points to the size it names, or is NULL. */
+#define ON_SIZED_DESTROY(call, params_type, type, handle, context, size)                                   \
     static void ZE_APICALL call##_before(CALLBACK_ARGS(params_type))                                        \
     {                                                                                                       \
         UNUSED_CALLBACK_ARGS;                                                                               \
         (void)result;                                                                                       \
-        ltze_before_destroy("ze" #call, type, (const void *)(handle), (context));                           \
+        ltze_before_destroy("ze" #call, type, (const void *)(handle), (context), (size));                   \
     }                                                                                                       \
     static void ZE_APICALL call##_after(CALLBACK_ARGS(params_type))                                         \
     {                                                                                                       \
@@ -107,7 +111,9 @@ ON_DESTROY(PhysicalMemDestroy, ze_physical_mem_destroy_params_t, LTZE_PHYSICAL_M
 
 ON_CREATED(VirtualMemReserve, ze_virtual_mem_reserve_params_t, LTZE_VIRTUAL_MEM, ppptr, *params->psize,
            *params->phContext, NULL, NULL)
-ON_DESTROY(VirtualMemFree, ze_virtual_mem_free_params_t, LTZE_VIRTUAL_MEM, *params->pptr, *params->phContext)
+/* A reservation is freed whole: the size named must be the one reserved. */
+ON_SIZED_DESTROY(VirtualMemFree, ze_virtual_mem_free_params_t, LTZE_VIRTUAL_MEM, *params->pptr, *params->phContext,
+                 params->psize)
 
 ON_CREATED(MemAllocDevice, ze_mem_alloc_device_params_t, LTZE_MEM, ppptr, *params->psize, *params->phContext, NULL,
            NULL)

@@ -181,6 +181,7 @@ typedef struct pending_destroy {
     uint64_t bytes;
     const void *owner;
     uint64_t parents[2];
+    livetrack_stack_id stack; /* where it was made */
     /* The parents, held until the epilogue: one the program destroyed
      * already, kept alive only by this object, would otherwise die with
      * it, and the object recorded anew would lose it. */
@@ -197,7 +198,8 @@ static void let_parents_go(void)
     }
 }
 
-void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context)
+void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context,
+                         const size_t *size)
 {
     let_parents_go(); /* nothing is left from an earlier call, unless its epilogue never ran */
     pending.counted = 0;
@@ -213,6 +215,10 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
                                    "%s(%p, %p): the %s belongs to context 0x%llx, not to the one named", call, context,
                                    handle, type_names[type], (unsigned long long)object.parents[0]);
+    if (size && *size != object.bytes)
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
+                                   "%s(%p, %p, %zu): the %s has %llu bytes, not the %zu named", call, context, handle,
+                                   *size, type_names[type], (unsigned long long)object.bytes, *size);
     if (object.holders)
         report_live_children(call, type, handle, object.holders);
     for (int i = 0; i < 2; i++)
@@ -225,6 +231,7 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
         pending.owner = object.owner;
         pending.parents[0] = object.parents[0];
         pending.parents[1] = object.parents[1];
+        pending.stack = object.stack;
         return;
     }
     let_parents_go();
@@ -264,9 +271,10 @@ static void undo_destroy(const char *call, ltze_type type, const void *handle, z
         .flags = 0,
         .call = call,
     };
-    livetrack_create(&again);
-    ltze_note("%s(%p) failed with %s (0x%x): the %s is live again; its call site is now this call", call, handle,
-              result_name(result), (unsigned)result, type_names[type]);
+    /* Where it was made, not this call: that is where reports must point. */
+    livetrack_create_with_stack(&again, pending.stack);
+    ltze_note("%s(%p) failed with %s (0x%x): the %s is live again", call, handle, result_name(result),
+              (unsigned)result, type_names[type]);
 }
 
 void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)

@@ -11,6 +11,7 @@
 
 #include <level_zero/layers/zel_tracing_api.h>
 #include <level_zero/ze_api.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "livetrack/livetrack.h"
@@ -51,13 +52,16 @@ const void *ltze_owner_of(const void *handle);
  * report a handle that is not a live object of `type`, and a parent
  * destroyed while objects created from it are live; then count the
  * destroy. `context` is the context the call names for objects that
- * belong to one (allocations, reservations, physical memory), else NULL.
+ * belong to one (allocations, reservations, physical memory), else NULL;
+ * `size` points to the size it names for objects freed whole with their
+ * size (reservations), else NULL: another size is reported.
  * The registry is updated before the driver runs so that another thread
  * that gets the same address from the driver finds it clean. */
-void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context);
+void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context,
+                         const size_t *size);
 
 /* In the same call's epilogue: when the driver refused the destroy, the
- * object is live again. */
+ * object is live again, with its parents and creation call site. */
 void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result);
 
 /* In the prologue of a call that uses an object without destroying it

@@ -75,6 +75,18 @@ static int is_live(const void *handle)
     return livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)handle, NULL) == LIVETRACK_OK;
 }
 
+/* The line of THIS_FILE where the live object was made, or 0. */
+static int created_at_line(const void *handle)
+{
+    livetrack_object object;
+    livetrack_frame frames[4];
+    if (livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)handle, &object) != LIVETRACK_OK ||
+        livetrack_stack_symbolize(object.stack, frames, 4) == 0 || !frames[0].file ||
+        !strstr(frames[0].file, THIS_FILE))
+        return 0;
+    return (int)frames[0].line;
+}
+
 int main(void)
 {
     const char *first_type = livetrack_type_name(LIVETRACK_DOMAIN_LEVEL_ZERO, 0);
@@ -269,11 +281,35 @@ int main(void)
         CHECK(!is_live(doomed_pool) && !is_live(event));
     }
 
-    /* A destroy the driver refuses: the object is live again, the program
-     * gets the driver's error, and a later destroy is fine. */
+    /* Freeing a reservation with another size than it has: reported; the
+     * test driver refuses the free, and the reservation is live again
+     * where it was made, not at the free. */
+    {
+        void *reservation;
+        int reserved = __LINE__; CHECK_EQ_INT(zeVirtualMemReserve(context, NULL, 4 * ZT_PAGE_SIZE, &reservation), 0);
+        begin();
+        int freed = __LINE__ + 1;
+        CHECK_EQ_INT(zeVirtualMemFree(context, reservation, ZT_PAGE_SIZE), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("zeVirtualMemFree("));
+        CHECK(mentions("the ze_virtual_mem has 262144 bytes, not the 65536 named"));
+        CHECK(mentions_line(freed));
+        CHECK(mentions_line(reserved));
+        CHECK(mentions("live again"));
+        CHECK(is_live(reservation));
+        CHECK_EQ_INT(created_at_line(reservation), reserved);
+        begin();
+        CHECK_EQ_INT(zeVirtualMemFree(context, reservation, 4 * ZT_PAGE_SIZE), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(reservation));
+    }
+
+    /* A destroy the driver refuses: the object is live again where it was
+     * made, the program gets the driver's error, and a later destroy is
+     * fine. */
     if (test_driver.refuse_next_destroy) {
         ze_sampler_handle_t sampler;
-        CHECK_EQ_INT(zeSamplerCreate(context, device, &zt_sampler_desc, &sampler), 0);
+        int created = __LINE__; CHECK_EQ_INT(zeSamplerCreate(context, device, &zt_sampler_desc, &sampler), 0);
         void *memory;
         CHECK_EQ_INT(zeMemAllocHost(context, &zt_host_alloc_desc, 100, 0, &memory), 0);
         begin();
@@ -285,6 +321,7 @@ int main(void)
         CHECK(mentions("zeSamplerDestroy("));
         CHECK(mentions("live again"));
         CHECK(is_live(sampler) && is_live(memory));
+        CHECK_EQ_INT(created_at_line(sampler), created);
         livetrack_object object;
         CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)memory, &object) == LIVETRACK_OK &&
               object.bytes == 100 && object.refs == 1 && object.parents[0] == (uint64_t)(uintptr_t)context);
