@@ -170,7 +170,8 @@ LIVETRACK_API void livetrack_add_internal_module(const void *address);
  * the caller's stack (0: none). For a front end that records anew an
  * object it counted as destroyed too early (a destroy the driver then
  * refused): the object keeps the call site it had (livetrack_lookup's or
- * a snapshot's `stack`), so reports still point where it was made. */
+ * a snapshot's `stack`), so reports still point where it was made. A
+ * stack livetrack never handed out is LIVETRACK_BAD_ARGUMENT. */
 LIVETRACK_API livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
                                                            livetrack_stack_id stack);
 

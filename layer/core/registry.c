@@ -507,7 +507,8 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
 
 livetrack_status livetrack_create_with_stack(const livetrack_new_object *object, livetrack_stack_id stack)
 {
-    if (!valid_new_object(object))
+    /* Reports take a node's stack for an interned one. */
+    if (!valid_new_object(object) || stack > lt_stack_count())
         return LIVETRACK_BAD_ARGUMENT;
     return insert_object(object, lt_ticks(), stack);
 }

@@ -486,12 +486,30 @@ static void test_replacement(void)
 
 /* ---- bad arguments ------------------------------------------------------------ */
 
+/* A front end recording anew an object it counted out too early keeps
+ * its call site: one livetrack handed out, or none; never a made-up one. */
+static void test_create_with_stack(void)
+{
+    uint64_t handle = new_handle();
+    livetrack_new_object request = {.domain = LIVETRACK_DOMAIN_USER, .type = T_MEM, .handle = handle};
+    livetrack_stack_id known = livetrack_capture_stack();
+    CHECK_EQ_INT(livetrack_create_with_stack(&request, known), LIVETRACK_OK);
+    CHECK_EQ_INT(look(handle).stack, known);
+    CHECK_EQ_INT(release(handle), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_create_with_stack(&request, 0), LIVETRACK_OK);
+    CHECK_EQ_INT(look(handle).stack, 0);
+    CHECK_EQ_INT(release(handle), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_create_with_stack(&request, (livetrack_stack_id)0x7fffffff), LIVETRACK_BAD_ARGUMENT);
+    CHECK(!is_live(handle));
+}
+
 static void test_bad_arguments(void)
 {
     livetrack_stats before, after;
     livetrack_get_stats(&before);
     uint64_t handle = new_handle();
     CHECK_EQ_INT(livetrack_create(NULL), LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_create_with_stack(NULL, 0), LIVETRACK_BAD_ARGUMENT);
     CHECK_EQ_INT(create_full(0, T_MEM, 0, 0, 0, 0, NULL), LIVETRACK_BAD_ARGUMENT);
     CHECK_EQ_INT(create_full(handle, LIVETRACK_MAX_TYPES, 0, 0, 0, 0, NULL), LIVETRACK_BAD_ARGUMENT);
     CHECK_EQ_INT(create_full(handle, LIVETRACK_ANY_TYPE, 0, 0, 0, 0, NULL), LIVETRACK_BAD_ARGUMENT);
@@ -989,6 +1007,7 @@ int main(int argc, char **argv)
     test_parents();
     test_replacement();
     test_bad_arguments();
+    test_create_with_stack();
     test_owners();
     test_memory_bounded();
     test_large_snapshot_memory();
