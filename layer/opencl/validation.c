@@ -159,6 +159,13 @@ static arg_kind kernel_argument_kind(cl_kernel kernel, cl_uint index, ltcl_type 
         return ARG_UNKNOWN;
     cl_kernel_arg_type_qualifier qualifier = 0;
     size_t length = strlen(name);
+    /* A __local pointer takes a size and no value: a value is the driver's
+     * CL_INVALID_ARG_VALUE to give, not a memory object to check. */
+    cl_kernel_arg_address_qualifier address = 0;
+    if (ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address,
+                                      NULL) == CL_SUCCESS &&
+        address == CL_KERNEL_ARG_ADDRESS_LOCAL)
+        return ARG_VALUE;
     *type = LTCL_MEM;
     if ((length && name[length - 1] == '*') || is_image_argument(kernel, index, name))
         return ARG_OBJECT; /* buffers and images */

@@ -8,7 +8,7 @@
  *     program inside clLinkProgram's notification, an event inside its
  *     own callback after the program released it;
  *   - by-value kernel arguments of pointer size whose type names look
- *     like images.
+ *     like images, and a value given for a __local pointer.
  * It prints every result on stdout; the output must be the same with and
  * without the layer, and the layer must say nothing (no misuse here).
  */
@@ -38,8 +38,9 @@ static const char *two_kernels = "__kernel void first(__global int *a) { a[0] = 
 
 static const char *image_lookalikes = "typedef long image_offset_t;\n"
                                       "typedef struct { int width, height; } image_size;\n"
-                                      "__kernel void place(__global int *out, image_offset_t offset, image_size size)\n"
-                                      "{ out[0] = (int)offset + size.width * size.height; }\n";
+                                      "__kernel void place(__global int *out, image_offset_t offset, image_size size,\n"
+                                      "                    __local float *scratch)\n"
+                                      "{ scratch[0] = 1; out[0] = (int)offset + size.width * size.height; }\n";
 
 static cl_program build(cl_context context, cl_device_id device, const char *source, const char *options)
 {
@@ -176,6 +177,10 @@ static void image_named_values(cl_context context, cl_device_id device)
     } size = {2, 3};
     printf("clSetKernelArg(image_offset_t) = %d\n", (int)clSetKernelArg(kernel, 1, sizeof offset, &offset));
     printf("clSetKernelArg(image_size) = %d\n", (int)clSetKernelArg(kernel, 2, sizeof size, &size));
+    /* a value for a __local pointer: the driver's error, whatever it is */
+    int64_t not_a_size = 42;
+    printf("clSetKernelArg(__local with a value) = %d\n",
+           (int)clSetKernelArg(kernel, 3, sizeof not_a_size, &not_a_size));
     MUST(clReleaseKernel(kernel));
     MUST(clReleaseProgram(program));
 }
