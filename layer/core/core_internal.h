@@ -43,6 +43,10 @@ void lt_format_bytes(uint64_t bytes, char *out, size_t size);
 /* ---- counters (diagnostics.c) ---- */
 void lt_stat_replaced(void);
 void lt_fill_counters(livetrack_stats *out);
+/* Whether this process recorded anything: an object, a misuse, or lost
+ * tracking. One that did not (a shell or tool in a tree livetrack run
+ * armed) writes no report file. */
+int lt_process_recorded_anything(void);
 
 /* ---- settings (settings.c) ---- */
 typedef enum lt_exit_report_mode { LT_EXIT_REPORT_AUTO, LT_EXIT_REPORT_ALWAYS, LT_EXIT_REPORT_OFF } lt_exit_report_mode;
@@ -90,7 +94,7 @@ void lt_registry_lock_all(void);   /* registry.c: every shard, in index order */
 void lt_registry_unlock_all(void);
 void lt_stacks_lock_all(void);     /* stacks.c: the stack table's stripes */
 void lt_stacks_unlock_all(void);
-void lt_timeline_lock(void);       /* timeline.c */
+void lt_timeline_lock(void);       /* timeline.c; also shares "file started" with the child */
 void lt_timeline_unlock(void);
 void lt_timeline_after_fork_child(void); /* reopens a %p timeline for the child's pid */
 /* A fatal signal's handler: wait (bounded) for the row being written and

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core_internal.h"
+#include "history.h"
 
 static _Atomic long printed;
 static _Atomic uint64_t misuse_count;
@@ -72,6 +73,11 @@ void lt_fill_counters(livetrack_stats *out)
     out->misuse = atomic_load(&misuse_count);
     out->replaced = atomic_load(&replaced_count);
     out->incomplete = lt_tracking_incomplete();
+}
+
+int lt_process_recorded_anything(void)
+{
+    return lt_created_count() || atomic_load(&misuse_count) || lt_tracking_incomplete();
 }
 
 const char *livetrack_status_name(livetrack_status status)

@@ -15,6 +15,7 @@
  *   LIVETRACK_EXIT_CODE     when unsuppressed leaks remain, end the process
  *                           with this status, as LeakSanitizer's exitcode
  * Each of these acts on its own: EXIT_REPORT=off silences the text only.
+ * A process that recorded nothing (no object, no misuse) writes none.
  */
 #include <errno.h>
 #include <string.h>
@@ -74,6 +75,12 @@ __attribute__((destructor)) static void exit_report(void)
     const lt_settings *settings = lt_get_settings();
     int text = settings->exit_report != LT_EXIT_REPORT_OFF;
     if (!text && !settings->json && !settings->exit_code)
+        return;
+    /* livetrack run preloads the core into every process of the tree.
+     * A shell wrapper that ran the program, exits after it and recorded
+     * nothing would otherwise replace the program's JSON (and its forced
+     * text report) with an empty one. Nothing recorded: nothing leaked. */
+    if (!lt_process_recorded_anything())
         return;
     lt_report_model model;
     lt_report_model_build(&model, 0);

@@ -173,7 +173,9 @@ static void write_crash_report(int signal_number, const char *name)
     const lt_settings *settings = lt_get_settings();
     livetrack_stats stats;
     livetrack_get_stats(&stats);
-    int always = settings->exit_report == LT_EXIT_REPORT_ALWAYS;
+    /* As at exit: a process that recorded nothing replaces no file. */
+    int recorded = lt_process_recorded_anything();
+    int always = settings->exit_report == LT_EXIT_REPORT_ALWAYS && recorded;
     if (settings->exit_report != LT_EXIT_REPORT_OFF && (stats.live_objects || always)) {
         FILE *out = open_crash_output(settings->output, path, sizeof path);
         snprintf(line, sizeof line, "livetrack: pid %ld got %s; the leak report as of the crash is %s%s\n",
@@ -185,7 +187,7 @@ static void write_crash_report(int signal_number, const char *name)
         else
             fflush(stderr);
     }
-    FILE *json = open_crash_output(settings->json, path, sizeof path);
+    FILE *json = recorded ? open_crash_output(settings->json, path, sizeof path) : NULL;
     if (json) {
         livetrack_write_report(json, LIVETRACK_FORMAT_JSON, settings->peak_report ? LIVETRACK_REPORT_PEAK : 0, 0);
         fclose(json);

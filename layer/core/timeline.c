@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,7 +52,13 @@ static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 /* The thread holding the mutex (0: none), so a crash handler running on
  * that very thread does not wait for itself. */
 static _Atomic uintptr_t row_writer;
-static int csv_fd = -1;
+static int csv_fd = -1;      /* opened by the first row */
+static int csv_open_failed; /* the open failed: no timeline, no retry */
+/* Set when this process forked before its first row and shares the file's
+ * name with the other side: memory both sides see, so that only the first
+ * of them to write a row empties the file (the later ones append).
+ * NULL otherwise, and then opening empties the file. */
+static _Atomic int *file_started;
 static int status_fd = -1;
 static uint64_t rows;
 static long previous[METRIC_COUNT];
@@ -90,32 +98,48 @@ static void read_metrics(long out[METRIC_COUNT])
     }
 }
 
-/* Open the file named by the setting; 0 when there is none or it fails. */
+/* Open the file named by the setting; 0 when there is none or it fails.
+ * Called under the mutex by the first row, not at load: livetrack run
+ * arms every process of the tree, and a shell wrapper or a tool that
+ * records nothing must not truncate the timeline of the program it ran. */
 static int open_csv(void)
 {
     const char *pattern = lt_get_settings()->csv;
-    if (!pattern)
+    if (!pattern || csv_open_failed)
         return 0;
     char path[4096];
     if (!lt_expand_path(pattern, path, sizeof path)) {
+        csv_open_failed = 1;
         lt_diag("LIVETRACK_CSV=\"%s\" is too long; no timeline", pattern);
         return 0;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (file_started ? 0 : O_TRUNC), 0644);
     if (fd < 0) {
+        csv_open_failed = 1; /* one message, not one per event */
         lt_diag("cannot write the timeline to \"%s\": %s", path, strerror(errno));
         return 0;
     }
     csv_fd = fd;
     rows = 0;
     memset(previous, 0, sizeof previous);
-    write_all(csv_fd, header, sizeof header - 1);
+    if (!file_started) {
+        write_all(csv_fd, header, sizeof header - 1);
+    } else {
+        /* The lock orders this against the other processes' first rows:
+         * none appends before the file was emptied and given its header. */
+        flock(fd, LOCK_EX);
+        if (!atomic_exchange(file_started, 1)) {
+            if (ftruncate(fd, 0) == 0)
+                write_all(csv_fd, header, sizeof header - 1);
+        }
+        flock(fd, LOCK_UN);
+    }
     return 1;
 }
 
 __attribute__((constructor)) static void timeline_start(void)
 {
-    if (!open_csv())
+    if (!lt_get_settings()->csv)
         return;
     status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
     lt_timeline_on = 1;
@@ -205,7 +229,7 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
     size_t call_bytes = call_length(call), api_bytes = strlen(api), type_bytes = strlen(type_name);
 
     pthread_mutex_lock(&mutex);
-    if (csv_fd < 0) {
+    if (csv_fd < 0 && !open_csv()) {
         pthread_mutex_unlock(&mutex);
         return 0;
     }
@@ -285,18 +309,32 @@ void lt_timeline_hold_for_crash(void)
     }
 }
 
-void lt_timeline_lock(void) { pthread_mutex_lock(&mutex); }
+void lt_timeline_lock(void)
+{
+    pthread_mutex_lock(&mutex);
+    /* Before fork(), with no file yet and one name for both sides: whoever
+     * writes a row first must not lose it to the other's later open. */
+    const char *pattern = lt_get_settings()->csv;
+    if (lt_timeline_on && csv_fd < 0 && !csv_open_failed && !file_started && !strstr(pattern, "%p")) {
+        void *shared = mmap(NULL, sizeof *file_started, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared != MAP_FAILED)
+            file_started = shared; /* zero-filled: not started */
+    }
+}
 void lt_timeline_unlock(void) { pthread_mutex_unlock(&mutex); }
 
 void lt_timeline_after_fork_child(void)
 {
     /* The child's rows go to its own file when the name has the pid in
-     * it; otherwise both processes append whole rows to the same file. */
+     * it, opened by its first row; otherwise both processes append whole
+     * rows to the same file. */
     const char *pattern = lt_get_settings()->csv;
-    if (csv_fd >= 0 && pattern && strstr(pattern, "%p")) {
-        close(csv_fd);
+    if (pattern && strstr(pattern, "%p")) {
+        if (csv_fd >= 0)
+            close(csv_fd);
         csv_fd = -1;
-        open_csv();
+        csv_open_failed = 0; /* another name: it may work */
+        file_started = NULL; /* a file of its own, emptied by its first row */
     }
     if (status_fd >= 0) {
         /* /proc/self is resolved at open: the child must reopen it. */

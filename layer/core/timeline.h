@@ -9,7 +9,8 @@
 
 typedef enum lt_event_kind { LT_EVENT_CREATE, LT_EVENT_RETAIN, LT_EVENT_RELEASE, LT_EVENT_DESTROY, LT_EVENT_MISUSE } lt_event_kind;
 
-/* Nonzero while a timeline is being written (read on the hot path). */
+/* Nonzero when a timeline was asked for (read on the hot path); the file
+ * is opened by the first row. */
 extern int lt_timeline_on;
 
 /* Live objects per (domain, type), kept only while the timeline is on. */

@@ -435,6 +435,33 @@ def case_run_status():
     check("LIVETRACK_JSON=" in result.stderr and "wrote no JSON file" in result.stderr, "run: missing JSON not noted")
     result = livetrack("run", "-v", "--api", "opencl", "--", "true", expect=0)
     check("LD_PRELOAD" not in result.stderr, "--api opencl armed more than OpenCL")
+    # every front end armed puts the core in every process of the tree: a
+    # wrapper that exits after the program, and a tool run after it, must
+    # not replace its JSON, text or timeline with empty ones
+    wrapped_json, wrapped_csv, wrapped_text = work("wrapped.json"), work("wrapped.csv"), work("wrapped.txt")
+    for path in (wrapped_json, wrapped_csv, wrapped_text):
+        if os.path.exists(path):
+            os.remove(path)
+    script = '"$0" --leak 2 2>/dev/null; /bin/true; exit 0'
+    result = livetrack("run", "--json", wrapped_json, "--csv", wrapped_csv, "--output", wrapped_text,
+                       "--report", "always", "--", "/bin/sh", "-c", script, app, expect=0, env=armed_env())
+    report = json.load(open(wrapped_json)) if os.path.exists(wrapped_json) else {}
+    check(report.get("process", {}).get("executable") == os.path.realpath(app) and
+          report.get("summary", {}).get("leaked_objects") == 2,
+          "run of a wrapper: the program's JSON was replaced: %r\n%s" % (report.get("process"), result.stderr))
+    rows = open(wrapped_csv).read().splitlines() if os.path.exists(wrapped_csv) else []
+    check(len(rows) > 2, "run of a wrapper: the program's timeline was replaced: %r" % rows[:3])
+    text = open(wrapped_text).read() if os.path.exists(wrapped_text) else ""
+    check("leak_events" in text, "run of a wrapper: the program's text report was replaced:\n" + text)
+    # a program that uses no tracked API writes nothing, and is told so
+    for path in (work("never.json"), work("never.csv")):
+        if os.path.exists(path):
+            os.remove(path)
+    result = livetrack("run", "--json", work("never.json"), "--csv", work("never.csv"), "--", "true", expect=0)
+    check(not os.path.exists(work("never.json")) and not os.path.exists(work("never.csv")),
+          "run: a program that used no tracked API wrote a report")
+    check("wrote no JSON file" in result.stderr and "wrote no CSV file" in result.stderr,
+          "run: missing JSON and CSV not noted:\n" + result.stderr)
     # options after the program are the program's
     livetrack("run", "--", app, "--exit", "5", "--leak", "0", expect=5)
     livetrack("run", app, "--exit", "6", expect=6)

@@ -36,16 +36,25 @@ static void release_at_exit(void)
         livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x100 + (uint64_t)i * 16, NULL, NULL);
 }
 
-/* Child: "child LEAKS STATUS [atexit]". Prints its pid and the leak's line,
- * buffered (stdout is a pipe), so a lost flush shows. */
+/* Child: "child LEAKS STATUS [atexit|idle|misuse]". Prints its pid and the
+ * leak's line, buffered (stdout is a pipe), so a lost flush shows. "idle"
+ * records nothing (a shell in a tree livetrack run armed), "misuse" only a
+ * misused call. */
 static int child(int argc, char **argv)
 {
+    const char *mode = argc > 4 ? argv[4] : "";
+    if (!strcmp(mode, "idle") || !strcmp(mode, "misuse")) {
+        if (!strcmp(mode, "misuse"))
+            livetrack_report_misuse("test: a misused call");
+        printf("child line 0\n");
+        return atoi(argv[3]);
+    }
     leaked_count = atoi(argv[2]);
     for (int i = 0; i < leaked_count; i++)
         leak(0x100 + (uint64_t)i * 16);
     leak(0x9000);
     livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x9000, NULL, NULL);
-    if (argc > 4 && !strcmp(argv[4], "atexit"))
+    if (!strcmp(mode, "atexit"))
         atexit(release_at_exit);
     printf("child line %d\n", line_leak);
     return atoi(argv[3]);
@@ -164,6 +173,32 @@ static void test_outputs(void)
     snprintf(path, sizeof path, "%s/exit-%ld.json", dir, (long)child.pid);
     const char *empty_checks[] = {"r['summary']['leaked_objects'] == 0 and r['sites'] == []", NULL};
     CHECK(rt_check_json(path, empty_checks));
+    unlink(path);
+    rt_child_free(&child);
+
+    /* A process that recorded nothing writes no file and no text, even
+     * when asked for it always: in a tree that livetrack run armed, a
+     * wrapper exits after the program and would replace its report. */
+    char output_path[300];
+    const char *const idle[] = {json_setting, output_setting, "LIVETRACK_EXIT_REPORT=always",
+                                "LIVETRACK_PEAK_REPORT=1", NULL};
+    run("0", "0", "idle", idle, &child);
+    expect_status(&child, 0, "a process that recorded nothing");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+    snprintf(path, sizeof path, "%s/exit-%ld.json", dir, (long)child.pid);
+    snprintf(output_path, sizeof output_path, "%s/report-%ld.txt", dir, (long)child.pid);
+    CHECK(access(path, F_OK) != 0);
+    CHECK(access(output_path, F_OK) != 0);
+    unlink(path);
+    unlink(output_path);
+    rt_child_free(&child);
+
+    /* A misused call alone is something to say. */
+    run("0", "0", "misuse", json_only, &child);
+    expect_status(&child, 0, "a process with only a misused call");
+    snprintf(path, sizeof path, "%s/exit-%ld.json", dir, (long)child.pid);
+    const char *misuse_checks[] = {"r['summary']['misuse_count'] == 1 and r['sites'] == []", NULL};
+    CHECK(rt_check_json(path, misuse_checks));
     unlink(path);
     rt_child_free(&child);
 
