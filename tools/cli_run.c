@@ -154,6 +154,20 @@ static void set(const char *name, const char *value, int verbose)
         cli_warn("%s=%s", name, value);
 }
 
+/* An output path as the user meant it: relative to livetrack's working
+ * directory, not to wherever PROGRAM has moved by the time it writes its
+ * report at exit. %p is left for the program to expand. */
+static char *absolute_path(const char *path)
+{
+    char directory[PATH_MAX];
+    if (path[0] == '/' || !getcwd(directory, sizeof directory))
+        return cli_strdup(path);
+    size_t size = strlen(directory) + strlen(path) + 2;
+    char *absolute = cli_alloc(size);
+    snprintf(absolute, size, "%s/%s", directory, path);
+    return absolute;
+}
+
 static volatile sig_atomic_t child_pid;
 
 static void forward_signal(int signal_number)
@@ -204,7 +218,8 @@ int cli_run(int argc, char **argv)
 {
     cli_parser parser;
     cli_parser_init(&parser, "run", argc - 1, argv + 1);
-    const char *api_list = NULL, *json = NULL, *csv = NULL, *output = NULL, *stack_depth = NULL;
+    const char *api_list = NULL, *stack_depth = NULL;
+    char *json = NULL, *csv = NULL, *output = NULL; /* absolute once parsed */
     const char *suppressions = NULL, *exit_code = NULL, *report = NULL, *max_diagnostics = NULL, *value;
     int release_stacks = 0, peak = 0, transparent = 0, verbose = 0, no_crash_report = 0, no_stack_memo = 0;
 
@@ -212,10 +227,17 @@ int cli_run(int argc, char **argv)
         if (cli_flag(&parser, "help", 'h')) {
             usage();
             return CLI_EXIT_OK;
-        } else if (cli_value(&parser, "api", 0, &api_list) || cli_value(&parser, "json", 0, &json) ||
-                   cli_value(&parser, "csv", 0, &csv) || cli_value(&parser, "output", 0, &output) ||
-                   cli_value(&parser, "suppressions", 0, &suppressions)) {
+        } else if (cli_value(&parser, "api", 0, &api_list) || cli_value(&parser, "suppressions", 0, &suppressions)) {
             continue;
+        } else if (cli_value(&parser, "json", 0, &value)) {
+            free(json);
+            json = absolute_path(value);
+        } else if (cli_value(&parser, "csv", 0, &value)) {
+            free(csv);
+            csv = absolute_path(value);
+        } else if (cli_value(&parser, "output", 0, &value)) {
+            free(output);
+            output = absolute_path(value);
         } else if (cli_value(&parser, "stack-depth", 0, &stack_depth)) {
             cli_parse_long("--stack-depth", stack_depth, 0, 64);
         } else if (cli_value(&parser, "max-diagnostics", 0, &max_diagnostics)) {
@@ -367,15 +389,15 @@ int cli_run(int argc, char **argv)
     sigaction(SIGHUP, &forward, NULL);
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
 
-    int status;
+    int status, exit_status;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             cli_warn("lost %s: %s", program_argv[0], strerror(errno));
-            return EXIT_CANNOT_START;
+            exit_status = EXIT_CANNOT_START;
+            goto done;
         }
     }
     child_pid = 0;
-    int exit_status;
     if (WIFEXITED(status)) {
         exit_status = WEXITSTATUS(status);
     } else if (WIFSIGNALED(status)) {
@@ -387,5 +409,9 @@ int cli_run(int argc, char **argv)
     }
     check_written(&json_file, program_argv[0]);
     check_written(&csv_file, program_argv[0]);
+done:
+    free(json);
+    free(csv);
+    free(output);
     return exit_status;
 }

@@ -453,6 +453,22 @@ def case_run_status():
     check(len(rows) > 2, "run of a wrapper: the program's timeline was replaced: %r" % rows[:3])
     text = open(wrapped_text).read() if os.path.exists(wrapped_text) else ""
     check("leak_events" in text, "run of a wrapper: the program's text report was replaced:\n" + text)
+    # relative output paths are livetrack's, even when the program changes directory
+    moved = work("moved")
+    os.makedirs(moved, exist_ok=True)
+    for name in ("rel.json", "rel.csv", "rel.txt"):
+        for directory in (args.work, moved):
+            if os.path.exists(os.path.join(directory, name)):
+                os.remove(os.path.join(directory, name))
+    merged = dict(os.environ, **armed_env())
+    result = subprocess.run([args.livetrack, "run", "--json", "rel.json", "--csv", "rel.csv", "--output", "rel.txt",
+                             "--", "/bin/sh", "-c", 'cd moved && exec "$0" --leak 2', app],
+                            cwd=args.work, capture_output=True, text=True, env=merged, timeout=120)
+    check(result.returncode == 0 and "wrote no" not in result.stderr and
+          all(os.path.exists(work(name)) for name in ("rel.json", "rel.csv", "rel.txt")) and
+          not any(os.path.exists(os.path.join(moved, name)) for name in ("rel.json", "rel.csv", "rel.txt")),
+          "run: relative paths followed the program's cd: %s in %s, %s in %s\n%s"
+          % (os.listdir(args.work), args.work, os.listdir(moved), moved, result.stderr))
     # a program that uses no tracked API writes nothing, and is told so
     for path in (work("never.json"), work("never.csv")):
         if os.path.exists(path):
