@@ -12,6 +12,7 @@
  * With -o FILE.svg it writes only the main timeline (live objects per type
  * and live bytes) as one standalone SVG document.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -804,12 +805,14 @@ static void write_svg(plot_data *d, FILE *out)
     fputs("</svg>\n", out);
 }
 
-/* JSON reports start with '{'; timelines with their header line. */
+/* JSON reports start with '{'; timelines with their header line. A file
+ * that cannot be opened ends the command here, with the reason: taken for
+ * a CSV it made "two CSV files given" of a mistyped report name. */
 static int looks_like_json(const char *path)
 {
     FILE *in = fopen(path, "r");
     if (!in)
-        return 0;
+        cli_fail("cannot read %s: %s", path, strerror(errno));
     int c;
     while ((c = fgetc(in)) == ' ' || c == '\n' || c == '\r' || c == '\t')
         ;

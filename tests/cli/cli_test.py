@@ -218,6 +218,11 @@ def case_help():
         check(result.returncode == 2, "livetrack %s exited with %d, expected 2" % (" ".join(argv), result.returncode))
         check(len(lines) == 1 and lines[0].startswith("livetrack"),
               "livetrack %s: not one line of error: %r" % (" ".join(argv), result.stderr))
+    # a file that cannot be opened is named with the reason, wherever it is given
+    for inputs in ([csv_file, "/nonexistent.json"], ["/nonexistent.json", csv_file], ["/nonexistent.json"]):
+        result = livetrack("plot", *inputs, "-o", work("x.html"), expect=2)
+        check("cannot read /nonexistent.json: No such file or directory" in result.stderr,
+              "plot %s: the unreadable file is not named: %r" % (" ".join(inputs), result.stderr))
 
 
 def case_fixtures():
