@@ -44,6 +44,9 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *cli_alloc(size_t size);
 void *cli_realloc(void *old, size_t count, size_t size);
 char *cli_strdup(const char *text);
+/* a + b, or UINT64_MAX when that does not fit: totals of counts read from
+ * a report, where each may be near 2^63, must not wrap. */
+uint64_t cli_add_saturated(uint64_t a, uint64_t b);
 
 /* ---- argument parsing ----
  * Options are "--name VALUE", "--name=VALUE" or "-n VALUE"; "--" ends

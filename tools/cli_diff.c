@@ -37,8 +37,8 @@ static void usage(void)
 typedef struct site_entry {
     char *key;
     const json_value *site;
-    int64_t objects;
-    uint64_t bytes; /* unsigned in the report, may pass 2^63 */
+    uint64_t objects; /* merged sites' sums may pass 2^63 */
+    uint64_t bytes;   /* unsigned in the report, may pass 2^63 */
 } site_entry;
 
 static int compare_keys(const void *a, const void *b)
@@ -71,7 +71,7 @@ static site_entry *collect(const report_file *report, int ignore_lines, size_t *
             continue;
         entries[count].key = report_site_key(site, ignore_lines);
         entries[count].site = site;
-        entries[count].objects = objects;
+        entries[count].objects = (uint64_t)objects;
         entries[count].bytes = json_u64(json_get(site, "bytes"), 0);
         count++;
     }
@@ -79,8 +79,8 @@ static site_entry *collect(const report_file *report, int ignore_lines, size_t *
     size_t merged = 0;
     for (size_t i = 0; i < count; i++) {
         if (merged && !strcmp(entries[merged - 1].key, entries[i].key)) {
-            entries[merged - 1].objects += entries[i].objects;
-            entries[merged - 1].bytes += entries[i].bytes;
+            entries[merged - 1].objects = cli_add_saturated(entries[merged - 1].objects, entries[i].objects);
+            entries[merged - 1].bytes = cli_add_saturated(entries[merged - 1].bytes, entries[i].bytes);
             free(entries[i].key);
         } else {
             entries[merged++] = entries[i];
@@ -97,7 +97,7 @@ static void free_entries(site_entry *entries, size_t count)
     free(entries);
 }
 
-static const char *plural(int64_t count) { return count == 1 ? "" : "s"; }
+static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
 
 int cli_diff(int argc, char **argv)
 {
@@ -132,8 +132,7 @@ int cli_diff(int argc, char **argv)
     /* Walk both sorted lists at once: new, grown, unchanged, gone. */
     site_entry *added = cli_alloc((new_count + 1) * sizeof *added);
     size_t added_count = 0, grown = 0, same = 0, fixed = 0;
-    int64_t added_objects = 0;
-    uint64_t added_bytes = 0;
+    uint64_t added_objects = 0, added_bytes = 0;
     size_t b = 0, n = 0;
     while (b < base_count || n < new_count) {
         int order = b == base_count ? 1 : n == new_count ? -1 : strcmp(base_sites[b].key, new_sites[n].key);
@@ -142,8 +141,8 @@ int cli_diff(int argc, char **argv)
             b++;
         } else if (order > 0) {
             added[added_count++] = new_sites[n];
-            added_objects += new_sites[n].objects;
-            added_bytes += new_sites[n].bytes;
+            added_objects = cli_add_saturated(added_objects, new_sites[n].objects);
+            added_bytes = cli_add_saturated(added_bytes, new_sites[n].bytes);
             n++;
         } else {
             if (new_sites[n].objects > base_sites[b].objects || new_sites[n].bytes > base_sites[b].bytes)
@@ -159,21 +158,21 @@ int cli_diff(int argc, char **argv)
     char size[32];
     units_bytes((double)added_bytes, size, sizeof size);
     if (added_count)
-        printf("livetrack diff: %zu new leak site%s in %s: %" PRId64 " object%s (%s)\n", added_count,
-               plural((int64_t)added_count), paths[1], added_objects, plural(added_objects), size);
+        printf("livetrack diff: %zu new leak site%s in %s: %" PRIu64 " object%s (%s)\n", added_count,
+               plural(added_count), paths[1], added_objects, plural(added_objects), size);
     else
         printf("livetrack diff: no new leak sites in %s\n", paths[1]);
-    printf("  %zu site%s also leaking in %s", same + grown, plural((int64_t)(same + grown)), paths[0]);
+    printf("  %zu site%s also leaking in %s", same + grown, plural(same + grown), paths[0]);
     if (grown)
         printf(" (%zu leaking more)", grown);
-    printf("; %zu site%s no longer leaking\n", fixed, plural((int64_t)fixed));
+    printf("; %zu site%s no longer leaking\n", fixed, plural(fixed));
 
     for (size_t i = 0; i < added_count; i++) {
         char label[512], types[256];
         report_site_label(added[i].site, label, sizeof label);
         report_site_types(added[i].site, types, sizeof types);
         units_bytes((double)added[i].bytes, size, sizeof size);
-        printf("\nnew: %" PRId64 " object%s (%s) leaked at %s: %s\n", added[i].objects, plural(added[i].objects),
+        printf("\nnew: %" PRIu64 " object%s (%s) leaked at %s: %s\n", added[i].objects, plural(added[i].objects),
                size, label, types);
         report_print_frames(stdout, json_get(added[i].site, "frames"), "    ");
     }
@@ -190,7 +189,7 @@ int cli_diff(int argc, char **argv)
             report_site_label(new_sites[i].site, label, sizeof label);
             units_bytes((double)base_sites[j].bytes, before, sizeof before);
             units_bytes((double)new_sites[i].bytes, after, sizeof after);
-            printf("more: %s: %" PRId64 " -> %" PRId64 " objects, %s -> %s\n", label, base_sites[j].objects,
+            printf("more: %s: %" PRIu64 " -> %" PRIu64 " objects, %s -> %s\n", label, base_sites[j].objects,
                    new_sites[i].objects, before, after);
         }
     }

@@ -313,15 +313,14 @@ int cli_pprof(int argc, char **argv)
     intern(&b, ""); /* string_table[0] must be "" */
 
     const json_value *sites = peak ? json_path(report.root, "peak.sites") : json_get(report.root, "sites");
-    int64_t objects = 0;
-    uint64_t bytes = 0;
+    uint64_t objects = 0, bytes = 0;
     for (size_t i = 0; i < json_count(sites); i++) {
         const json_value *site = json_at(sites, i);
         if (json_bool(json_get(site, "suppressed"), 0) || json_int(json_get(site, "objects"), 0) <= 0)
             continue;
         add_site(&b, site);
-        objects += json_int(json_get(site, "objects"), 0);
-        bytes += json_u64(json_get(site, "bytes"), 0);
+        objects = cli_add_saturated(objects, (uint64_t)json_int(json_get(site, "objects"), 0)); /* > 0 */
+        bytes = cli_add_saturated(bytes, json_u64(json_get(site, "bytes"), 0));
     }
 
     pb_buffer profile = {NULL, 0, 0};
@@ -364,7 +363,7 @@ int cli_pprof(int argc, char **argv)
     if (strcmp(output, "-")) {
         char size[32];
         units_bytes((double)bytes, size, sizeof size);
-        fprintf(stderr, "livetrack pprof: wrote %s: %" PRId64 " %s objects (%s) in %" PRIu64 " samples\n", output,
+        fprintf(stderr, "livetrack pprof: wrote %s: %" PRIu64 " %s objects (%s) in %" PRIu64 " samples\n", output,
                 objects, peak ? "peak live" : "leaked", size, b.samples);
     }
 

@@ -61,6 +61,8 @@ void *cli_realloc(void *old, size_t count, size_t size)
     return memory;
 }
 
+uint64_t cli_add_saturated(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
 char *cli_strdup(const char *text)
 {
     size_t length = strlen(text);

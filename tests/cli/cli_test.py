@@ -239,6 +239,23 @@ def case_fixtures():
     except ImportError:
         print("no jsonschema: fixtures not validated against the schema")
 
+    # Counts near 2^63: two sites of 2^62 objects (alike, so diff merges
+    # them) add up past int64; totals saturate instead of going negative.
+    huge = json.load(open(json_file))
+    site = dict(huge["sites"][0], objects=2 ** 62, bytes=2 ** 63)
+    huge["sites"] = [site, dict(site, id=site["id"] + 1000)]
+    empty = dict(huge, sites=[])
+    with open(work("huge.json"), "w") as out:
+        json.dump(huge, out)
+    with open(work("empty.json"), "w") as out:
+        json.dump(empty, out)
+    result = livetrack("pprof", work("huge.json"), "-o", work("huge.pb.gz"), expect=0)
+    check("wrote %s: %d leaked objects" % (work("huge.pb.gz"), 2 ** 63) in result.stderr,
+          "pprof: the total of huge sites is not 2^63: %r" % result.stderr)
+    out = livetrack("diff", work("empty.json"), work("huge.json"), expect=1).stdout
+    check(": %d objects (" % (2 ** 63) in out and "\nnew: %d objects (" % (2 ** 63) in out,
+          "diff: the merged huge sites do not total 2^63:\n" + out)
+
     out = livetrack("report", json_file, expect=0).stdout
     first, second = out.find("leaked at make_buffer (helpers.h:17)"), out.find("leaked at main (leaky.c:42)")
     check(0 < first < second, "report: sites not largest first:\n" + out)
