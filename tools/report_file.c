@@ -58,8 +58,10 @@ void report_frame_text(const json_value *frame, char *out, size_t size)
     } while (0)
     if (size)
         out[0] = '\0';
-    /* Inlined frames share the address of the frame they were inlined
-     * into, as in AddressSanitizer's reports. */
+    /* As the exit report prints a frame (layer/core/frames.c), so the two
+     * read alike: module+offset even when the file is known (addr2line
+     * wants them), "[inlined]" last. Inlined frames share the address of
+     * the frame they were inlined into, as in AddressSanitizer's reports. */
     if (address)
         APPEND("%s in ", address);
     APPEND("%s", function ? function : "??");
@@ -69,11 +71,11 @@ void report_frame_text(const json_value *frame, char *out, size_t size)
             APPEND(":%" PRId64, line);
         if (line > 0 && column > 0)
             APPEND(":%" PRId64, column);
-    } else if (module) {
-        APPEND(" (%s%s%s)", module, offset ? "+" : "", offset ? offset : "");
     }
+    if (module)
+        APPEND(" (%s%s%s)", module, offset ? "+" : "", offset ? offset : "");
     if (inlined)
-        APPEND(" (inlined)");
+        APPEND(" [inlined]");
 #undef APPEND
 }
 

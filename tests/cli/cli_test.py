@@ -261,7 +261,10 @@ def case_fixtures():
     check(0 < first < second, "report: sites not largest first:\n" + out)
     check("third_party_init" not in out and "2 leaked objects (64 B) suppressed" in out,
           "report: suppressed site listed or not counted")
-    check("#0 0x55d0c0de1400 in make_buffer /home/dev/app/helpers.h:17:12 (inlined)" in out, "report: frame format")
+    # frames read as in the exit report (layer/core/frames.c)
+    check("#0 0x55d0c0de1400 in make_buffer /home/dev/app/helpers.h:17:12 (/home/dev/app/leaky+0x1400) [inlined]"
+          in out and "#1 0x55d0c0de1400 in setup /home/dev/app/leaky.c:30:3 (/home/dev/app/leaky+0x1400)\n" in out,
+          "report: frame format:\n" + out)
     check("keeps alive: cl_context 0x55d0c29f3510" in out, "report: keeps alive missing")
     check("peak 1.20 GiB live in 3,400 objects at 512 ms" in out, "report: peak line")
     for stack in ("the call:", "created:", "released:"):
