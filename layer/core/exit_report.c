@@ -32,23 +32,25 @@
 typedef struct report_file {
     FILE *file;
     char *buffer;
+    char path[4096]; /* %p expanded, for messages: the file tried */
 } report_file;
 
 /* Open a %p path for writing; file NULL (and a message) when it cannot be. */
 static report_file open_output(const char *pattern, const char *what, int fall_back_to_stderr)
 {
-    char path[4096];
-    report_file out = {NULL, NULL};
+    report_file out = {NULL, NULL, ""};
     int error = ENAMETOOLONG;
-    if (lt_expand_path(pattern, path, sizeof path)) {
-        out.file = fopen(path, "w");
+    if (lt_expand_path(pattern, out.path, sizeof out.path)) {
+        out.file = fopen(out.path, "w");
         error = errno;
+    } else {
+        snprintf(out.path, sizeof out.path, "%s", pattern); /* too long to expand: as given */
     }
     if (!out.file) {
         if (fall_back_to_stderr)
-            lt_diag("cannot write the %s to \"%s\"; writing it to stderr", what, pattern);
+            lt_diag("cannot write the %s to \"%s\"; writing it to stderr", what, out.path);
         else
-            lt_diag("cannot write the %s to \"%s\": %s", what, pattern, strerror(error));
+            lt_diag("cannot write the %s to \"%s\": %s", what, out.path, strerror(error));
         return out;
     }
     out.buffer = lt_malloc(OUTPUT_BUFFER); /* none: stdio's own, only slower */
@@ -89,7 +91,7 @@ __attribute__((destructor)) static void exit_report(void)
         flags |= LIVETRACK_REPORT_ALWAYS;
 
     if (text && (model.leaked_objects || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
-        report_file out = {NULL, NULL};
+        report_file out = {NULL, NULL, ""};
         if (settings->output)
             out = open_output(settings->output, "report", 1);
         FILE *file = out.file ? out.file : stderr;
@@ -105,7 +107,7 @@ __attribute__((destructor)) static void exit_report(void)
         if (out.file) {
             lt_report_write_json(out.file, &model, flags);
             if (close_output(&out))
-                lt_diag("writing the JSON report to \"%s\" failed: %s", settings->json, strerror(errno));
+                lt_diag("writing the JSON report to \"%s\" failed: %s", out.path, strerror(errno));
         }
     }
     uint64_t leaked = model.leaked_objects;

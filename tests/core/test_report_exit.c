@@ -212,6 +212,15 @@ static void test_outputs(void)
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 1 leaked object,"), 1);
     rt_child_free(&child);
 
+    /* The message names the file tried: %p expanded. */
+    const char *const bad_pid_json[] = {"LIVETRACK_JSON=/nonexistent-livetrack-dir/%p.json", NULL};
+    run("1", "0", NULL, bad_pid_json, &child);
+    char tried[200];
+    snprintf(tried, sizeof tried, "livetrack: cannot write the JSON report to \"/nonexistent-livetrack-dir/%ld.json\"",
+             (long)child.pid);
+    CHECK_EQ_INT(rt_count_lines(child.err, tried), 1);
+    rt_child_free(&child);
+
     /* LIVETRACK_OUTPUT: the text in the file, nothing on stderr. */
     const char *const to_file[] = {"LIVETRACK_EXIT_CODE=23", output_setting, NULL};
     run("1", "0", NULL, to_file, &child);
