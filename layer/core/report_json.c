@@ -397,7 +397,10 @@ static void put_objects(FILE *out, const lt_report_model *model)
 static void put_peak(FILE *out, lt_report_model *model)
 {
     fputs_unlocked("  \"peak\": ", out);
-    if (!lt_report_peak_build(model)) {
+    /* No object was ever live (a process with only misused calls, or a
+     * report asked for before the first create): there is no peak, and
+     * null says so rather than a peak of nothing at time 0. */
+    if (!lt_report_peak_build(model) || !model->peak.objects) {
         fputs_unlocked("null,\n", out);
         return;
     }
