@@ -290,7 +290,10 @@ int main(int argc, char **argv)
     if (run_leaky(leaky, "leak", bad_output, defaults, &child)) {
         handles h = parse_handles(child.out);
         char *report = normalise(child.err, &h, child.pid);
-        const char *note = "livetrack: cannot write the report to \"/nonexistent-livetrack-dir/report-%p.txt\"";
+        /* The note names the file tried, %p expanded. */
+        char note[160];
+        snprintf(note, sizeof note, "livetrack: cannot write the report to \"/nonexistent-livetrack-dir/report-%ld.txt\"",
+                 (long)child.pid);
         CHECK(strncmp(report, note, strlen(note)) == 0);
         const char *rest = strchr(report, '\n');
         expect_text(rest ? rest + 1 : "", expected_leak_report, "the report after a failed LIVETRACK_OUTPUT");
