@@ -73,6 +73,14 @@ static const json_value **sorted_groups(const json_value *array, size_t *count_o
 
 static const char *plural(int64_t count) { return count == 1 ? "" : "s"; }
 
+/* Written with LIVETRACK_STACK_DEPTH=0: each "site" is then one kind of
+ * object, as the exit report says. */
+static int call_sites_off(const json_value *root)
+{
+    const json_value *depth = json_get(json_get(root, "settings"), "stack_depth");
+    return depth && depth->kind == JSON_NUMBER && json_int(depth, 1) == 0;
+}
+
 static void print_summary(const report_file *report)
 {
     const json_value *root = report->root, *summary = json_get(root, "summary");
@@ -100,7 +108,9 @@ static void print_summary(const report_file *report)
             sites++;
     units_count(leaked, text, sizeof text);
     printf("  %s leaked object%s (%s)", text, plural(leaked), size);
-    if (sites)
+    if (sites && call_sites_off(root))
+        printf(" of %zu kind%s", sites, sites == 1 ? "" : "s");
+    else if (sites)
         printf(" from %zu call site%s", sites, sites == 1 ? "" : "s");
     const json_value *by_api = json_get(root, "by_api");
     for (size_t i = 0; i < json_count(by_api); i++)
@@ -139,6 +149,8 @@ static void print_summary(const report_file *report)
         printf("  %" PRId64 " misused call%s (listed at the end)\n", misuse, plural(misuse));
     if (json_bool(json_get(summary, "incomplete"), 0))
         printf("  tracking was incomplete (livetrack ran out of memory): objects may be missing\n");
+    if (call_sites_off(root))
+        printf("  call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type\n");
 }
 
 static void print_site(const json_value *site, const char *what)
@@ -148,7 +160,10 @@ static void print_site(const json_value *site, const char *what)
     units_bytes((double)size_field(site, "bytes"), size, sizeof size);
     report_site_label(site, label, sizeof label);
     report_site_types(site, types, sizeof types);
-    printf("\n%" PRId64 " object%s (%s) %s at %s: %s\n", objects, plural(objects), size, what, label, types);
+    if (json_count(json_get(site, "frames")))
+        printf("\n%" PRId64 " object%s (%s) %s at %s: %s\n", objects, plural(objects), size, what, label, types);
+    else /* no stack to name the site by: its types are all there is */
+        printf("\n%" PRId64 " object%s (%s) %s: %s\n", objects, plural(objects), size, what, types);
     report_print_frames(stdout, json_get(site, "frames"), "    ");
 
     const json_value *examples = json_get(site, "examples");

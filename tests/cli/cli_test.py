@@ -256,6 +256,18 @@ def case_fixtures():
     check(": %d objects (" % (2 ** 63) in out and "\nnew: %d objects (" % (2 ** 63) in out,
           "diff: the merged huge sites do not total 2^63:\n" + out)
 
+    # Call sites off: the sites are kinds of object, named by their types
+    # alone, as the exit report groups them.
+    no_stacks = json.load(open(json_file))
+    no_stacks["settings"]["stack_depth"] = 0
+    no_stacks["sites"] = [dict(site, frames=[]) for site in no_stacks["sites"]]
+    with open(work("no_stacks.json"), "w") as out:
+        json.dump(no_stacks, out)
+    out = livetrack("report", work("no_stacks.json"), expect=0).stdout
+    check("call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type" in out and
+          " call sites" not in out.split("\n")[1] and "leaked at" not in out and "(no stack)" not in out,
+          "report of a --stack-depth 0 file:\n" + out)
+
     out = livetrack("report", json_file, expect=0).stdout
     first, second = out.find("leaked at make_buffer (helpers.h:17)"), out.find("leaked at main (leaky.c:42)")
     check(0 < first < second, "report: sites not largest first:\n" + out)
