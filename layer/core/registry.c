@@ -347,8 +347,8 @@ static lt_node *pin_cached(unsigned domain, uint64_t handle)
     return cache->node;
 }
 
-/* A parent-cache miss. Out of line: the hit path then saves no registers. */
-static __attribute__((noinline)) lt_node *pin_by_lookup(unsigned domain, uint64_t handle)
+/* The live node of (domain, handle) with a hold taken on it, or NULL. */
+static inline lt_node *pin_live(unsigned domain, uint64_t handle)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
@@ -357,6 +357,13 @@ static __attribute__((noinline)) lt_node *pin_by_lookup(unsigned domain, uint64_
     if (node && !pin(node))
         node = NULL;
     lt_spin_unlock(&shard->lock);
+    return node;
+}
+
+/* A parent-cache miss. Out of line: the hit path then saves no registers. */
+static __attribute__((noinline)) lt_node *pin_by_lookup(unsigned domain, uint64_t handle)
+{
+    lt_node *node = pin_live(domain, handle);
     if (node)
         last_parent = (parent_cache){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node, (uint8_t)domain};
     return node;
@@ -391,14 +398,7 @@ livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle)
 {
     if (domain <= LIVETRACK_DOMAIN_ANY || domain >= LIVETRACK_DOMAIN_COUNT)
         return NULL;
-    uint64_t hash = lt_hash(domain, handle);
-    lt_shard *shard = lt_shard_of(hash);
-    lt_spin_lock(&shard->lock);
-    lt_node *node = find_live(shard, hash, domain, handle);
-    if (node && !pin(node))
-        node = NULL;
-    lt_spin_unlock(&shard->lock);
-    return (livetrack_keeper *)node;
+    return (livetrack_keeper *)pin_live(domain, handle);
 }
 
 void livetrack_let_go(livetrack_keeper *keeper) { drop_hold((lt_node *)keeper); }
