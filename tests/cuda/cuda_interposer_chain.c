@@ -9,7 +9,6 @@
  * once, and is tracked once.
  */
 #include <dlfcn.h>
-#include <libgen.h>
 
 #include "cuda_test_util.h"
 #include "fake_cuda.h"
@@ -20,16 +19,6 @@ int interposer_shim_reentries(void);
 void *interposer_shim_next(const char *name);
 
 typedef CUresult (*alloc_fn)(CUdeviceptr *, size_t);
-
-static const char *module_of(const void *function)
-{
-    static char name[256];
-    Dl_info info;
-    if (!function || !dladdr(function, &info) || !info.dli_fname)
-        return "(none)";
-    snprintf(name, sizeof name, "%s", info.dli_fname);
-    return basename(name);
-}
 
 static uint64_t objects_created(void)
 {
@@ -61,14 +50,14 @@ int main(void)
     CHECK_EQ_INT(cuCtxCreate(&context, NULL, 0, 0), CUDA_SUCCESS);
 
     /* The shim's RTLD_NEXT is the driver, as without livetrack. */
-    CHECK_EQ_INT(strcmp(module_of(interposer_shim_next("cuMemAlloc_v2")), "libcuda.so.1"), 0);
-    CHECK_EQ_INT(strcmp(module_of(interposer_shim_next("cuGetProcAddress_v2")), "libcuda.so.1"), 0);
+    CHECK_EQ_INT(strcmp(cuda_module_of(interposer_shim_next("cuMemAlloc_v2")), "libcuda.so.1"), 0);
+    CHECK_EQ_INT(strcmp(cuda_module_of(interposer_shim_next("cuGetProcAddress_v2")), "libcuda.so.1"), 0);
 
     /* The exported function, called by name and looked up: livetrack's
      * export heads the chain. */
     allocate_once(cuMemAlloc_v2, 1);
     alloc_fn looked_up = (alloc_fn)dlsym(RTLD_DEFAULT, "cuMemAlloc_v2");
-    CHECK_EQ_INT(strcmp(module_of((void *)looked_up), "liblivetrack_cuda.so"), 0);
+    CHECK_EQ_INT(strcmp(cuda_module_of((void *)looked_up), "liblivetrack_cuda.so"), 0);
     if (looked_up)
         allocate_once(looked_up, 1);
 
@@ -79,7 +68,7 @@ int main(void)
     int get_proc_calls = interposer_shim_get_proc_calls();
     CHECK_EQ_INT(cuGetProcAddress("cuMemAlloc", &function, 12000, CU_GET_PROC_ADDRESS_DEFAULT, NULL), CUDA_SUCCESS);
     CHECK_EQ_INT(interposer_shim_get_proc_calls() - get_proc_calls, 1);
-    CHECK_EQ_INT(strcmp(module_of(function), "liblivetrack_cuda.so"), 0);
+    CHECK_EQ_INT(strcmp(cuda_module_of(function), "liblivetrack_cuda.so"), 0);
     if (function)
         allocate_once((alloc_fn)function, 0);
 

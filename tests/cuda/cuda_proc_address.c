@@ -16,7 +16,6 @@
  *    RTLD_NEXT relative to its real caller (two probe libraries).
  */
 #include <dlfcn.h>
-#include <libgen.h>
 
 #include "cuda_test_util.h"
 #include "fake_cuda.h"
@@ -38,19 +37,8 @@ typedef CUresult (*instantiate_fn)(CUgraphExec *, CUgraph, unsigned long long);
 typedef CUresult (*instantiate_v2_fn)(CUgraphExec *, CUgraph, CUgraphNode *, char *, size_t);
 typedef CUresult (*get_proc_v1_fn)(const char *, void **, int, cuuint64_t);
 
-/* The file name of the module holding `function`. */
-static const char *module_of(const void *function)
-{
-    static char name[256];
-    Dl_info info;
-    if (!function || !dladdr(function, &info) || !info.dli_fname)
-        return "(none)";
-    snprintf(name, sizeof name, "%s", info.dli_fname);
-    return basename(name);
-}
-
-static int is_wrapper(const void *function) { return !strcmp(module_of(function), "liblivetrack_cuda.so"); }
-static int is_driver(const void *function) { return !strcmp(module_of(function), "libcuda.so.1"); }
+static int is_wrapper(const void *function) { return !strcmp(cuda_module_of(function), "liblivetrack_cuda.so"); }
+static int is_driver(const void *function) { return !strcmp(cuda_module_of(function), "libcuda.so.1"); }
 
 static void *proc(const char *name, int version, cuuint64_t flags)
 {

@@ -7,7 +7,9 @@
 #define LIVETRACK_TESTS_CUDA_TEST_UTIL_H
 
 #include <cuda.h>
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,18 @@ __attribute__((unused)) static uint64_t cuda_key(const char *type_name, uint64_t
         }
     }
     return handle;
+}
+
+/* The file name of the module holding `function` ("(none)" if no module
+ * does): tells a livetrack wrapper from the driver's own function. */
+__attribute__((unused)) static const char *cuda_module_of(const void *function)
+{
+    static char name[256];
+    Dl_info info;
+    if (!function || !dladdr(function, &info) || !info.dli_fname)
+        return "(none)";
+    snprintf(name, sizeof name, "%s", info.dli_fname);
+    return basename(name);
 }
 
 /* The handle a registry key names: tagged keys (top bit set) lose their
