@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "livetrack/livetrack.h"
+#include "ze_layer_loaded.h"
 #include "ze_test_driver.h"
 #include "ze_test_util.h"
 
@@ -89,11 +90,8 @@ static int created_at_line(const void *handle)
 
 int main(void)
 {
-    const char *first_type = livetrack_type_name(LIVETRACK_DOMAIN_LEVEL_ZERO, 0);
-    if (!first_type || strncmp(first_type, "ze_", 3) != 0) {
-        fprintf(stderr, "liblivetrack_ze.so is not loaded: run with LD_PRELOAD=.../liblivetrack_ze.so\n");
+    if (!ze_layer_loaded())
         return 2;
-    }
     directory = zt_temp_dir("ze-misuse");
     ze_driver_handle_t driver;
     ze_device_handle_t device;
