@@ -76,6 +76,17 @@ static int is_live(const void *handle)
     return livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)handle, NULL) == LIVETRACK_OK;
 }
 
+/* An event whose pool the program destroyed while the event lives: the
+ * destroy is reported once, and both stay live until the event goes. */
+static void orphaned_event(ze_context_handle_t context, ze_event_pool_handle_t *pool, ze_event_handle_t *event)
+{
+    CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, pool), 0);
+    CHECK_EQ_INT(zeEventCreate(*pool, &zt_event_desc, event), 0);
+    begin();
+    CHECK_EQ_INT(zeEventPoolDestroy(*pool), 0);
+    end(1, __LINE__);
+}
+
 /* The line of THIS_FILE where the live object was made, or 0. */
 static int created_at_line(const void *handle)
 {
@@ -239,11 +250,7 @@ int main(void)
     {
         ze_event_pool_handle_t doomed_pool;
         ze_event_handle_t event;
-        CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &doomed_pool), 0);
-        CHECK_EQ_INT(zeEventCreate(doomed_pool, &zt_event_desc, &event), 0);
-        begin();
-        CHECK_EQ_INT(zeEventPoolDestroy(doomed_pool), 0);
-        end(1, __LINE__);
+        orphaned_event(context, &doomed_pool, &event);
         CHECK(mentions("ze_event_pool_handle_t destroyed while 1 object created from it is live (ze_event_handle_t 0x"));
         CHECK(is_live(doomed_pool) && is_live(event));
         begin();
@@ -258,11 +265,7 @@ int main(void)
     if (test_driver.refuse_next_destroy) {
         ze_event_pool_handle_t doomed_pool;
         ze_event_handle_t event;
-        CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &doomed_pool), 0);
-        CHECK_EQ_INT(zeEventCreate(doomed_pool, &zt_event_desc, &event), 0);
-        begin();
-        CHECK_EQ_INT(zeEventPoolDestroy(doomed_pool), 0);
-        end(1, __LINE__);
+        orphaned_event(context, &doomed_pool, &event);
         begin();
         test_driver.refuse_next_destroy();
         CHECK_EQ_INT(zeEventDestroy(event), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
