@@ -8,21 +8,25 @@ typedef struct domain_names {
     const char *api_name;
     const char *const *type_names;
     unsigned count;
+    const struct domain_names *next_declared; /* the domain's older records */
 } domain_names;
 
 /* Written rarely (a front end's start), read by every report; a pointer
- * swap keeps readers from seeing half an update. Each declaration gets a
- * record of its own, never freed or reused: a reader may still hold the
- * previous one (two alternating slots were overwritten by a third
- * declaration under a reader's feet). */
+ * swap keeps readers from seeing half an update. Records are immutable
+ * and never freed, since a reader may still hold the one replaced (two
+ * alternating slots were once overwritten by a third declaration under a
+ * reader's feet). Every record stays on its domain's list: a declaration
+ * equal to an earlier one reuses it, so memory is bounded by the distinct
+ * sets declared, and LeakSanitizer sees the replaced ones as reachable. */
 static _Atomic(const domain_names *) domains[LIVETRACK_DOMAIN_COUNT];
+static _Atomic(const domain_names *) declared_lists[LIVETRACK_DOMAIN_COUNT];
 
 static const char *const default_api_names[LIVETRACK_DOMAIN_COUNT] = {"any", "OpenCL", "Level Zero", "CUDA", "user"};
 
 /* A copy livetrack owns and never frees: the names outlive the library
  * that declared them (a driver or front end may be unloaded before the
  * exit report), and snapshots hand the pointers out. Declarations are
- * rare; an identical one reuses the current copy. */
+ * rare; an identical one reuses an earlier record. */
 static const char *copy_name(const char *name)
 {
     if (!name)
@@ -55,6 +59,11 @@ livetrack_status livetrack_declare_types(livetrack_domain domain, const char *ap
         return LIVETRACK_BAD_ARGUMENT;
     if (same_names(atomic_load(&domains[domain]), api_name, type_names, count))
         return LIVETRACK_OK;
+    for (const domain_names *earlier = atomic_load(&declared_lists[domain]); earlier; earlier = earlier->next_declared)
+        if (same_names(earlier, api_name, type_names, count)) {
+            atomic_store(&domains[domain], earlier);
+            return LIVETRACK_OK;
+        }
     domain_names *declared = lt_malloc(sizeof *declared);
     const char **names = lt_calloc(count ? count : 1, sizeof *names);
     const char *api_copy = copy_name(api_name);
@@ -67,7 +76,11 @@ livetrack_status livetrack_declare_types(livetrack_domain domain, const char *ap
     }
     for (unsigned i = 0; i < count; i++)
         names[i] = copy_name(type_names[i]); /* a failed copy reads as "object" */
-    *declared = (domain_names){api_copy, names, count};
+    *declared = (domain_names){api_copy, names, count, atomic_load(&declared_lists[domain])};
+    /* Two threads declaring the same new set at once may both add it: a
+     * duplicate record, harmless. */
+    while (!atomic_compare_exchange_weak(&declared_lists[domain], &declared->next_declared, declared))
+        ;
     atomic_store(&domains[domain], declared);
     return LIVETRACK_OK;
 }

@@ -12,6 +12,9 @@
  *     replacement racing with releases and with children dying); at the
  *     end no hold on the shared parent is left over.
  *  4. releasing objects from inside a snapshot walk.
+ *  5. type names declared again and again (three sets in turn) while
+ *     other threads read them: every name read is one of a set's, at its
+ *     own index.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -642,6 +645,59 @@ static void test_walk_with_churn(void)
     CHECK_EQ_INT(live_objects(), base);
 }
 
+/* Set k names its types "set<k>_<index>" and has 2 + k of them. */
+#define NAME_SETS 3
+static const char *const name_sets[NAME_SETS][2 + NAME_SETS - 1] = {
+    {"set0_0", "set0_1"}, {"set1_0", "set1_1", "set1_2"}, {"set2_0", "set2_1", "set2_2", "set2_3"}};
+static const char *const set_api_names[NAME_SETS] = {"api0", "api1", "api2"};
+static atomic_int declaring;
+
+static void *declarer_main(void *arg)
+{
+    unsigned first = (unsigned)(uintptr_t)arg;
+    for (unsigned i = 0; i < 3000; i++) {
+        unsigned set = (first + i) % NAME_SETS;
+        TCHECK(livetrack_declare_types(LIVETRACK_DOMAIN_LEVEL_ZERO, set_api_names[set], name_sets[set], 2 + set) ==
+               LIVETRACK_OK);
+    }
+    atomic_fetch_sub(&declaring, 1);
+    return NULL;
+}
+
+static void *name_reader_main(void *arg)
+{
+    (void)arg;
+    char expected[16];
+    while (atomic_load(&declaring) > 0) {
+        for (unsigned type = 0; type < 2 + NAME_SETS; type++) {
+            const char *name = livetrack_type_name(LIVETRACK_DOMAIN_LEVEL_ZERO, type);
+            int matches = !strcmp(name, "object");
+            for (unsigned set = 0; set < NAME_SETS && !matches; set++) {
+                snprintf(expected, sizeof expected, "set%u_%u", set, type);
+                matches = !strcmp(name, expected) && type < 2 + set;
+            }
+            TCHECK(matches);
+        }
+        const char *api = livetrack_domain_name(LIVETRACK_DOMAIN_LEVEL_ZERO);
+        TCHECK(!strcmp(api, "api0") || !strcmp(api, "api1") || !strcmp(api, "api2") || !strcmp(api, "Level Zero"));
+    }
+    return NULL;
+}
+
+static void test_declarations_while_read(void)
+{
+    enum { DECLARERS = 2, READERS = 2 };
+    pthread_t threads[DECLARERS + READERS];
+    atomic_store(&declaring, DECLARERS);
+    for (int t = 0; t < DECLARERS; t++)
+        CHECK(pthread_create(&threads[t], NULL, declarer_main, (void *)(uintptr_t)t) == 0);
+    for (int t = DECLARERS; t < DECLARERS + READERS; t++)
+        CHECK(pthread_create(&threads[t], NULL, name_reader_main, NULL) == 0);
+    for (int t = 0; t < DECLARERS + READERS; t++)
+        pthread_join(threads[t], NULL);
+    flush_thread_checks();
+}
+
 int main(void)
 {
     CHECK_EQ_INT(livetrack_declare_types(LIVETRACK_DOMAIN_USER, "threads", type_names, T_COUNT), LIVETRACK_OK);
@@ -651,6 +707,7 @@ int main(void)
     test_handle_reuse();
     test_release_during_walk();
     test_walk_with_churn();
+    test_declarations_while_read();
     CHECK_EQ_INT(live_objects(), 0);
     return check_summary("test_registry_threads");
 }
