@@ -69,7 +69,8 @@ LIVETRACK_API const char *livetrack_status_name(livetrack_status status);
 /* Declare the type names of a domain. `api_name` is shown in reports
  * ("OpenCL"); `type_names[i]` names type i ("cl_mem"). livetrack keeps
  * its own copies, so the caller may be unloaded before the exit report.
- * Declaring again replaces the table. */
+ * Declaring again replaces the table; every distinct table declared is
+ * kept until the process ends (a report may still be reading it). */
 LIVETRACK_API livetrack_status livetrack_declare_types(livetrack_domain domain, const char *api_name,
                                                        const char *const *type_names, unsigned count);
 LIVETRACK_API const char *livetrack_type_name(livetrack_domain domain, livetrack_type type);
