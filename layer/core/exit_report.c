@@ -61,15 +61,18 @@ static report_file open_output(const char *pattern, const char *what, int fall_b
     return out;
 }
 
-/* fclose's result (errno as fclose left it): whether everything buffered
- * reached the file. */
-static int close_output(report_file *out)
+/* Close the file and say if any of the report failed to reach it (a full
+ * disk). Called right after the writer: the writers flush the stream
+ * themselves, so a write error shows as the stream's error flag, with
+ * errno still as the failed write left it, and fclose then succeeds. */
+static void close_output(report_file *out, const char *what)
 {
-    int status = fclose(out->file);
-    int error = errno;
+    int error = ferror(out->file) ? (errno ? errno : EIO) : 0;
+    if (fclose(out->file) != 0 && !error)
+        error = errno ? errno : EIO;
     lt_free(out->buffer); /* only after fclose: stdio writes from it until then */
-    errno = error;
-    return status;
+    if (error)
+        lt_diag("writing the %s to \"%s\" failed: %s", what, out->path, strerror(error));
 }
 
 __attribute__((destructor)) static void exit_report(void)
@@ -100,14 +103,13 @@ __attribute__((destructor)) static void exit_report(void)
         else
             lt_report_write_peak_text(file, &model);
         if (out.file)
-            close_output(&out);
+            close_output(&out, "report");
     }
     if (settings->json) {
         report_file out = open_output(settings->json, "JSON report", 0);
         if (out.file) {
             lt_report_write_json(out.file, &model, flags);
-            if (close_output(&out))
-                lt_diag("writing the JSON report to \"%s\" failed: %s", out.path, strerror(errno));
+            close_output(&out, "JSON report");
         }
     }
     uint64_t leaked = model.leaked_objects;

@@ -54,6 +54,8 @@ static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uintptr_t row_writer;
 static int csv_fd = -1;      /* opened by the first row */
 static int csv_open_failed; /* the open failed: no timeline, no retry */
+static int csv_write_failed; /* a write failed: said once, the timeline ends there */
+static char csv_path[4096];  /* the file's name, for that message */
 /* Set when this process forked before its first row and shares the file's
  * name with the other side: memory both sides see, so that only the first
  * of them to write a row empties the file (the later ones append).
@@ -70,14 +72,21 @@ void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta)
         atomic_fetch_add_explicit(&type_live[domain][type], delta, memory_order_relaxed);
 }
 
+/* Called under the mutex. A failed write (a full disk) ends the timeline,
+ * with one line saying so: a CSV cut short without a word reads as a
+ * program that stopped making objects. The program goes on. */
 static void write_all(int fd, const char *text, size_t length)
 {
-    while (length) {
+    while (length && !csv_write_failed) {
         ssize_t done = write(fd, text, length);
         if (done < 0 && errno == EINTR)
             continue;
-        if (done <= 0)
-            return; /* disk full or closed: the timeline ends, the program goes on */
+        if (done <= 0) {
+            csv_write_failed = 1;
+            lt_diag("writing the timeline to \"%s\" failed: %s; no more rows are written", csv_path,
+                    done < 0 ? strerror(errno) : "nothing written");
+            return;
+        }
         text += done;
         length -= (size_t)done;
     }
@@ -120,6 +129,8 @@ static int open_csv(void)
         return 0;
     }
     csv_fd = fd;
+    csv_write_failed = 0;
+    snprintf(csv_path, sizeof csv_path, "%s", path);
     rows = 0;
     memset(previous, 0, sizeof previous);
     if (!file_started) {

@@ -7,7 +7,8 @@
  *     (LIVETRACK_JSON, %p) and the program's buffered stdout;
  *   - LIVETRACK_EXIT_REPORT=off silences only the text; LIVETRACK_OUTPUT
  *     moves it to a file; LIVETRACK_PEAK_REPORT=1 adds the peak; an
- *     unwritable JSON path gets one message and changes nothing else.
+ *     unwritable JSON path gets one message and changes nothing else;
+ *     so does each output on a full disk (/dev/full), the timeline too.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -232,6 +233,23 @@ static void test_outputs(void)
     CHECK(text && rt_count_lines(text, "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site"));
     free(text);
     unlink(path);
+    rt_child_free(&child);
+
+    /* A full disk: the text, the JSON and the timeline each say once that
+     * they were not written, and the status is still the leaks'. */
+    const char *const full_disk[] = {"LIVETRACK_EXIT_CODE=23", "LIVETRACK_OUTPUT=/dev/full", "LIVETRACK_JSON=/dev/full",
+                                     "LIVETRACK_CSV=/dev/full", NULL};
+    run("2", "0", NULL, full_disk, &child);
+    expect_status(&child, 23, "outputs on a full disk");
+    CHECK_EQ_INT(
+        rt_count_lines(child.err, "livetrack: writing the report to \"/dev/full\" failed: No space left on device"), 1);
+    CHECK_EQ_INT(
+        rt_count_lines(child.err, "livetrack: writing the JSON report to \"/dev/full\" failed: No space left on device"),
+        1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: writing the timeline to \"/dev/full\" failed: No space left on "
+                                           "device; no more rows are written"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 3);
     rt_child_free(&child);
 
     /* LIVETRACK_EXIT_REPORT=always without leaks. */
