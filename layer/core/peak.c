@@ -20,8 +20,8 @@
  * would go below zero. A create/release loop below the peak so touches no
  * shared cache line, and no thread ever holds back a release: the flushed
  * totals are never above what is live (they only miss other threads'
- * creates, each less than the flush bounds), so a high they show was
- * reached. Holding releases back let another thread's creates count a
+ * creates, each less than the flush bounds, and may even go below zero
+ * when those are released elsewhere), so a high they show was reached. Holding releases back let another thread's creates count a
  * peak that never was, with a copied set that did not add up to it.
  *
  * The peak is exact in a single thread; with several it may be low by
@@ -46,8 +46,12 @@
 #define FLUSH_OBJECTS 64
 #define FLUSH_BYTES ((int64_t)1 << 20)
 
-/* Flushed totals: the sum of every thread's flushed differences. */
-static _Atomic uint64_t live_objects, live_bytes;
+/* Flushed totals: the sum of every thread's flushed differences. Signed:
+ * they go below zero when a thread releases objects whose creates another
+ * thread still holds unflushed (events made on one thread and released
+ * on a driver's callback thread), and read as 2^64 - n unsigned they made
+ * a peak of ~2^64 that no real one could beat afterwards. */
+static _Atomic int64_t live_objects, live_bytes;
 
 typedef struct local_totals {
     int64_t objects;
@@ -89,12 +93,20 @@ static int beats_key(uint64_t bytes, uint64_t objects)
            (bytes == peak_bytes && objects > atomic_load_explicit(&key_objects, memory_order_relaxed));
 }
 
+/* A flushed total plus a thread's difference, as a count: below zero
+ * reads as none. Summed unsigned, so absurd sizes wrap instead of being
+ * undefined. */
+static uint64_t count_of(int64_t flushed, int64_t difference)
+{
+    int64_t sum = (int64_t)((uint64_t)flushed + (uint64_t)difference);
+    return sum > 0 ? (uint64_t)sum : 0;
+}
+
 /* Add this thread's difference to the global totals; returns them. */
 static void flush(uint64_t *objects, uint64_t *bytes)
 {
-    uint64_t added_objects = (uint64_t)local.objects, added_bytes = (uint64_t)local.bytes;
-    *objects = atomic_fetch_add_explicit(&live_objects, added_objects, memory_order_relaxed) + added_objects;
-    *bytes = atomic_fetch_add_explicit(&live_bytes, added_bytes, memory_order_relaxed) + added_bytes;
+    *objects = count_of(atomic_fetch_add_explicit(&live_objects, local.objects, memory_order_relaxed), local.objects);
+    *bytes = count_of(atomic_fetch_add_explicit(&live_bytes, local.bytes, memory_order_relaxed), local.bytes);
     local.objects = 0;
     local.bytes = 0;
 }
@@ -122,8 +134,8 @@ void lt_peak_created(uint64_t bytes)
         arm_exit_flush();
     local.objects += 1;
     local.bytes += (int64_t)bytes;
-    uint64_t objects = atomic_load_explicit(&live_objects, memory_order_relaxed) + (uint64_t)local.objects;
-    uint64_t total = atomic_load_explicit(&live_bytes, memory_order_relaxed) + (uint64_t)local.bytes;
+    uint64_t objects = count_of(atomic_load_explicit(&live_objects, memory_order_relaxed), local.objects);
+    uint64_t total = count_of(atomic_load_explicit(&live_bytes, memory_order_relaxed), local.bytes);
     int candidate = beats_key(total, objects);
     if (!candidate && local.objects < FLUSH_OBJECTS && local.bytes < FLUSH_BYTES)
         return;
@@ -265,21 +277,21 @@ void lt_peak_marks(uint64_t *objects, uint64_t *bytes)
 int lt_peak_get(lt_peak_info *out)
 {
     memset(out, 0, sizeof *out);
-    lt_peak_marks(&out->objects, &out->bytes);
     lt_spin_lock(&lock);
-    if (!set_current) {
-        /* Still at the peak (nothing died since), or above it by other
-         * threads' unflushed creates? Then the live set now is the peak's,
-         * or a higher one that copy_set makes the peak. */
-        uint64_t objects, bytes;
-        lt_registry_live_totals(&objects, &bytes);
-        int at_key = bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
-                     objects == atomic_load_explicit(&key_objects, memory_order_relaxed);
-        if (at_key || beats_key(bytes, objects)) {
-            atomic_store_explicit(&pending, 0, memory_order_relaxed);
-            copy_set(lt_created_count());
-        }
+    /* Still at the peak with no set copied for it (nothing died since), or
+     * above it? The flushed totals lag behind the shards' exact ones by
+     * other threads' unpushed creates, even when the set is current. Then
+     * the live set now is the peak's, or a higher one that copy_set makes
+     * the peak. */
+    uint64_t objects, bytes;
+    lt_registry_live_totals(&objects, &bytes);
+    int at_key = bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
+                 objects == atomic_load_explicit(&key_objects, memory_order_relaxed);
+    if ((!set_current && at_key) || beats_key(bytes, objects)) {
+        atomic_store_explicit(&pending, 0, memory_order_relaxed);
+        copy_set(lt_created_count());
     }
+    lt_peak_marks(&out->objects, &out->bytes); /* after copy_set, which may raise them */
     out->approximate = !set_current || set_approximate;
     out->set_objects = set_objects;
     out->set_bytes = set_bytes;

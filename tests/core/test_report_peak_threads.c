@@ -13,6 +13,10 @@
  *    are live: the copied set holds 100, and the report must give the
  *    set's own totals, never a count that disagrees with the list under
  *    it, and say that it is approximate.
+ * elsewhere: after a peak of 20, a thread creates 10 objects (below it:
+ *    unpushed) and the main thread releases them, then creates one. The
+ *    shared totals go below zero; read as unsigned they made a peak of
+ *    ~2^64 objects, and no later real peak could beat it.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -29,6 +33,9 @@
 #define FIRST_PEAK_OBJECTS 64 /* a whole batch: pushed however releases are batched */
 #define HOLDER_OBJECTS 30
 #define MAIN_AFTER_HOLDER 70
+/* "elsewhere" */
+#define FIRST_OF_ELSEWHERE 20
+#define MADE_ELSEWHERE 10
 
 static pthread_barrier_t work_done, may_exit;
 
@@ -64,6 +71,17 @@ static void *create_and_hold(void *unused)
     (void)unused;
     for (uint64_t i = 0; i < HOLDER_OBJECTS; i++)
         make(0x30000 + i * 16);
+    pthread_barrier_wait(&work_done);
+    pthread_barrier_wait(&may_exit);
+    return NULL;
+}
+
+/* Creates objects below the peak that the main thread releases. */
+static void *create_for_others(void *unused)
+{
+    (void)unused;
+    for (uint64_t i = 0; i < MADE_ELSEWHERE; i++)
+        make(0x50000 + i * 16);
     pthread_barrier_wait(&work_done);
     pthread_barrier_wait(&may_exit);
     return NULL;
@@ -169,6 +187,44 @@ static void scenario_held(void)
     let_exit(thread);
 }
 
+static void scenario_elsewhere(void)
+{
+    for (uint64_t i = 0; i < FIRST_OF_ELSEWHERE; i++)
+        make(0x20000 + i * 16);
+    for (uint64_t i = 0; i < FIRST_OF_ELSEWHERE; i++)
+        release(0x20000 + i * 16);
+    pthread_t thread;
+    run_while_held(create_for_others, &thread);
+    for (uint64_t i = 0; i < MADE_ELSEWHERE; i++)
+        release(0x50000 + i * 16);
+    make(0x60000);
+    release(0x60000); /* a death: a pending peak would be copied here */
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.peak_objects, FIRST_OF_ELSEWHERE);
+    CHECK_EQ_INT(stats.peak_bytes, FIRST_OF_ELSEWHERE * OBJECT_BYTES);
+    peak_text peak;
+    char *text;
+    CHECK(read_peak_report(&peak, &text));
+    CHECK_EQ_INT(peak.objects, FIRST_OF_ELSEWHERE);
+    CHECK_EQ_INT(peak.listed_objects, FIRST_OF_ELSEWHERE);
+    if (check_failed)
+        fprintf(stderr, "---- the peak report:\n%s---- end\n", text);
+    free(text);
+    /* A real peak above the first still counts. The shared totals stay
+     * low by the other thread's creates until it pushes them (at most a
+     * batch), so the report, which counts the shards while the program is
+     * at its peak, is what finds it. */
+    for (uint64_t i = 0; i <= FIRST_OF_ELSEWHERE; i++)
+        make(0x70000 + i * 16);
+    CHECK(read_peak_report(&peak, &text));
+    CHECK_EQ_INT(peak.objects, FIRST_OF_ELSEWHERE + 1);
+    free(text);
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.peak_objects, FIRST_OF_ELSEWHERE + 1);
+    let_exit(thread);
+}
+
 static void run_scenario(const char *name)
 {
     char *argv[] = {(char *)rt_self(), "scenario", (char *)name, NULL};
@@ -190,11 +246,14 @@ int main(int argc, char **argv)
             scenario_released();
         else if (!strcmp(argv[2], "held"))
             scenario_held();
+        else if (!strcmp(argv[2], "elsewhere"))
+            scenario_elsewhere();
         else
             CHECK(!"a known scenario");
         return check_summary(argv[2]);
     }
     run_scenario("released");
     run_scenario("held");
+    run_scenario("elsewhere");
     return check_summary("test_report_peak_threads");
 }
