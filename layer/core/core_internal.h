@@ -94,6 +94,10 @@ void lt_registry_lock_all(void);   /* registry.c: every shard, in index order */
 void lt_registry_unlock_all(void);
 void lt_stacks_lock_all(void);     /* stacks.c: the stack table's stripes */
 void lt_stacks_unlock_all(void);
+void lt_memo_lock_list(void);      /* stack_memo.c: the list of threads' memos */
+void lt_memo_unlock_list(void);
+void lt_walks_block(void);         /* walk_gate.c: waits for the walks in flight */
+void lt_walks_unblock(void);
 void lt_timeline_lock(void);       /* timeline.c; also shares "file started" with the child */
 void lt_timeline_unlock(void);
 void lt_timeline_after_fork_child(void); /* reopens a %p timeline for the child's pid */

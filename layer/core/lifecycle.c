@@ -55,10 +55,14 @@ static void before_fork(void)
     lt_stacks_lock_all();
     lt_timeline_lock();
     lt_symbols_lock();
+    lt_memo_lock_list();
+    lt_walks_block();
 }
 
 static void unlock_after_fork(void)
 {
+    lt_walks_unblock();
+    lt_memo_unlock_list();
     lt_symbols_unlock();
     lt_timeline_unlock();
     lt_stacks_unlock_all();

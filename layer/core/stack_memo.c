@@ -17,6 +17,7 @@
 #include "core_internal.h"
 #include "spinlock.h"
 #include "stack_memo.h"
+#include "walk_gate.h"
 
 #define MEMO_SETS 16u /* per thread */
 #define MEMO_WAYS 2u  /* stacks remembered per set: two callers at one spot both hit */
@@ -91,6 +92,13 @@ static void forget_memo(void *block)
 }
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, forget_memo); }
+
+/* Around fork(): a thread exiting (forget_memo) or making its memo while
+ * another forks must not leave the list locked in the child. The child's
+ * list keeps the other threads' memos, which it never frees: they are
+ * not its threads, and the memory was the parent's. */
+void lt_memo_lock_list(void) { lt_spin_lock(&list_lock); }
+void lt_memo_unlock_list(void) { lt_spin_unlock(&list_lock); }
 
 static thread_memo *make_memo(void)
 {
@@ -184,22 +192,17 @@ livetrack_stack_id lt_memo_find(const lt_memo_key *key)
 }
 
 #if defined(__x86_64__)
-/* Walk the stack again, frame by frame, to learn where frames[1..count)
- * are kept. This function's own frames come first; frames[1] (the
- * capturing function's return address) is where the two walks meet. */
-__attribute__((noinline)) static int learn_slots(memo_entry *entry, const thread_memo *memo,
-                                                 const uintptr_t *frames, unsigned count)
+/* learn_slots' walk, inside the walk gate: where each of frames[1..count)
+ * is kept on this thread's stack. */
+static int learn_from_walk(memo_entry *entry, const thread_memo *memo, const uintptr_t *frames, unsigned count,
+                           unw_cursor_t *cursor)
 {
-    unw_context_t context;
-    unw_cursor_t cursor;
-    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
-        return 0;
     unsigned next = 1; /* the frame of `frames` to meet next */
     for (unsigned steps = 0; next < count && steps < count + 16u; steps++) {
-        if (unw_step(&cursor) <= 0 || unw_is_signal_frame(&cursor) > 0)
+        if (unw_step(cursor) <= 0 || unw_is_signal_frame(cursor) > 0)
             return 0;
         unw_word_t ip = 0, sp = 0;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0)
+        if (unw_get_reg(cursor, UNW_REG_IP, &ip) != 0 || unw_get_reg(cursor, UNW_REG_SP, &sp) != 0)
             return 0;
         if (next == 1 && ip != frames[1])
             continue; /* still inside the memo and the capture */
@@ -220,6 +223,21 @@ __attribute__((noinline)) static int learn_slots(memo_entry *entry, const thread
         entry->slot[slots] = (struct memo_slot){&filler_word, 0};
     entry->slots = (uint8_t)slots;
     return slots_hold(entry);
+}
+
+/* Walk the stack again, frame by frame, to learn where frames[1..count)
+ * are kept. This function's own frames come first; frames[1] (the
+ * capturing function's return address) is where the two walks meet. */
+__attribute__((noinline)) static int learn_slots(memo_entry *entry, const thread_memo *memo,
+                                                 const uintptr_t *frames, unsigned count)
+{
+    unw_context_t context;
+    unw_cursor_t cursor;
+    lt_walk_enter();
+    int learned = unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0 &&
+                  learn_from_walk(entry, memo, frames, count, &cursor);
+    lt_walk_leave();
+    return learned;
 }
 #endif
 

@@ -30,6 +30,7 @@
 #include "stack_memo.h"
 #include "stacks.h"
 #include "symbols.h"
+#include "walk_gate.h"
 
 #define STRIPE_BITS 6u
 #define STRIPE_COUNT (1u << STRIPE_BITS)
@@ -299,7 +300,9 @@ __attribute__((noinline)) static livetrack_stack_id walk_and_intern(void **frame
 {
     stack_entry *created = NULL;
     atomic_fetch_add_explicit(&full_walks, 1, memory_order_relaxed);
+    lt_walk_enter();
     int count = unw_backtrace(frames, (int)request->key.asked + 1) - 1;
+    lt_walk_leave();
     if (count < 0)
         count = 0;
     const uintptr_t *stack = (const uintptr_t *)frames + 1;
@@ -418,9 +421,9 @@ size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out,
 }
 
 /* libunwind's default cache of unwind rules is global and guarded by a
- * lock of its own, which no fork hook of ours can take: a thread inside
- * unw_backtrace at fork() left it held in the child, whose next capture
- * then hung. Per-thread caches have no such lock. */
+ * lock of its own; per-thread caches spare the walks that lock. (Another
+ * lock inside unw_step remains, which is why fork() waits at the walk
+ * gate: walk_gate.h.) */
 __attribute__((constructor)) static void stacks_start(void)
 {
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
