@@ -7,60 +7,18 @@
  * then waits forever. livetrack's walk gate makes fork() wait for walks
  * in flight (layer/core/walk_gate.h).
  *
- * The window is a few instructions wide, so this test holds it open: the
- * executable defines pthread_mutex_lock (exported, so it comes before
- * libc's for libunwind too), and once armed, the first lock libunwind
- * takes makes the walking thread say so and keep the mutex for 300 ms.
+ * The window is a few instructions wide, so this test holds it open
+ * (tests/mutex_holder.h): the first lock libunwind takes keeps its mutex for
+ * 300 ms.
  * The main thread forks at that moment. With the gate, fork() returns
  * after the walk; without it, the child hangs in its first capture and
  * the alarm kills it.
  */
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <string.h>
 
 #include "livetrack/livetrack.h"
+#include "mutex_holder.h"
 #include "rel_util.h"
-
-typedef int (*mutex_lock_fn)(pthread_mutex_t *);
-
-/* libc's own function, asked of libc itself: RTLD_NEXT could answer with a
- * sanitizer's interceptor, which may not be ready when libunwind's first
- * lock comes (from a library constructor, before this program's). */
-static mutex_lock_fn libc_mutex_lock(void)
-{
-    static _Atomic(mutex_lock_fn) found;
-    mutex_lock_fn lock = atomic_load(&found);
-    if (!lock) {
-        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-        /* dlvsym returns a data pointer; POSIX guarantees the conversion. */
-        *(void **)&lock = libc ? dlvsym(libc, "pthread_mutex_lock", "GLIBC_2.2.5") : NULL;
-        if (!lock)
-            abort();
-        atomic_store(&found, lock);
-    }
-    return lock;
-}
-
-static atomic_int armed, held_in_walk;
-
-static int called_from_libunwind(const void *address)
-{
-    Dl_info info;
-    return dladdr(address, &info) && info.dli_fname && strstr(info.dli_fname, "libunwind");
-}
-
-__attribute__((visibility("default"))) int pthread_mutex_lock(pthread_mutex_t *mutex)
-{
-    int result = libc_mutex_lock()(mutex);
-    if (atomic_load(&armed) && called_from_libunwind(__builtin_return_address(0)) && atomic_exchange(&armed, 0)) {
-        atomic_store(&held_in_walk, 1);
-        struct timespec hold = {0, 300 * 1000 * 1000};
-        nanosleep(&hold, NULL);
-    }
-    return result;
-}
 
 static void create_one(uint64_t handle)
 {
@@ -78,15 +36,10 @@ static void *walk_once(void *handle)
 
 int main(void)
 {
-    atomic_store(&armed, 1);
+    mutex_holder_arm("libunwind", 300);
     pthread_t walker;
     CHECK(pthread_create(&walker, NULL, walk_once, (void *)(uintptr_t)0x1000) == 0);
-    for (int waited_ms = 0; !atomic_load(&held_in_walk) && waited_ms < 10000; waited_ms++) {
-        struct timespec pause = {0, 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
-    /* Without it the test would not reach what it tests. */
-    CHECK(atomic_load(&held_in_walk));
+    CHECK(mutex_holder_wait(10000)); /* else the test does not reach what it tests */
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
