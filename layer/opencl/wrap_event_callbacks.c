@@ -28,9 +28,18 @@ typedef struct pending_callback {
 
 static pending_callback pending_list = {NULL, NULL, &pending_list, &pending_list};
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pending_lock_forks = PTHREAD_ONCE_INIT;
+
+/* A child forked while another thread was (un)listing a callback would
+ * inherit the lock held by a thread it does not have, and hang at its
+ * first clSetEventCallback: fork() waits for the list to be whole. */
+static void lock_pending(void) { pthread_mutex_lock(&pending_lock); }
+static void unlock_pending(void) { pthread_mutex_unlock(&pending_lock); }
+static void watch_forks(void) { pthread_atfork(lock_pending, unlock_pending, unlock_pending); }
 
 static void list_pending(pending_callback *pending)
 {
+    pthread_once(&pending_lock_forks, watch_forks); /* before the first lock, so none is missed */
     pthread_mutex_lock(&pending_lock);
     pending->next = &pending_list;
     pending->previous = pending_list.previous;
