@@ -252,12 +252,17 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
      * thread's object is counted out of the shard's total a moment before
      * out of its type (registry.c: note_death after the shard lock), so for
      * that moment the type may be ahead of the total by the objects dying
-     * right then; the total is exact, so the type is held to it. */
+     * right then; the total is exact, so the type is held to it. The
+     * other way round, a create counts its object into the type after its
+     * shard lock, so another thread releasing that handle at once can
+     * count it out first: the type is held to 0 from below. */
     lt_registry_live_totals(&live_objects, &live_bytes);
     if (domain < LIVETRACK_DOMAIN_COUNT && type <= LIVETRACK_MAX_TYPES)
         of_type = atomic_load_explicit(&type_live[domain][type], memory_order_relaxed);
     if (of_type > 0 && (uint64_t)of_type > live_objects)
         of_type = (int64_t)live_objects;
+    if (of_type < 0)
+        of_type = 0;
     read_metrics(metrics);
     double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
     uint64_t row_number = ++rows;
