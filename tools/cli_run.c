@@ -271,6 +271,9 @@ int cli_run(int argc, char **argv)
     char **program_argv = parser.argv + parser.index;
     if (suppressions && access(suppressions, R_OK) != 0)
         cli_fail("cannot read the suppressions file %s: %s", suppressions, strerror(errno));
+    struct stat suppressions_status;
+    if (suppressions && stat(suppressions, &suppressions_status) == 0 && S_ISDIR(suppressions_status.st_mode))
+        cli_fail("cannot read the suppressions file %s: %s", suppressions, strerror(EISDIR));
 
     /* Which front ends: the listed ones (each must be there), or all that are. */
     int wanted[FRONT_END_COUNT] = {0}, explicit_api = api_list != NULL;

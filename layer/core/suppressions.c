@@ -128,6 +128,13 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
         }
         out->items[out->count++] = item;
     }
+    /* fopen succeeds on a directory; its first read fails (EISDIR). */
+    int read_error = ferror(file) ? errno : 0;
+    if (read_error && !number)
+        lt_diag("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed", path,
+                strerror(read_error));
+    else if (read_error)
+        lt_diag("%s:%u: cannot read on: %s; the rest of the file is ignored", path, number, strerror(read_error));
     free(line); /* getline's buffer comes from malloc */
     fclose(file);
     return out->count;

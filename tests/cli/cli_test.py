@@ -210,7 +210,8 @@ def case_help():
         ["run"], ["run", "--json"], ["run", "--stack-depth", "65", "--", "true"], ["run", "--stack-depth=x", "true"],
         ["run", "--fail-on-leak=0", "true"], ["run", "--fail-on-leak=256", "true"], ["run", "--api", "metal", "true"],
         ["run", "--report", "sometimes", "true"], ["run", "--max-diagnostics", "-2", "true"],
-        ["run", "--suppressions", "/nonexistent.supp", "true"], ["run", "--unknown", "true"], ["run", "--"],
+        ["run", "--suppressions", "/nonexistent.supp", "true"], ["run", "--suppressions", "/tmp", "true"],
+        ["run", "--unknown", "true"], ["run", "--"],
     ]
     for argv in bad:
         result = livetrack(*argv)

@@ -193,6 +193,15 @@ static void test_bad_lines(void)
                  1);
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 1);
     rt_child_free(&child);
+
+    /* a directory: fopen takes it, reading it fails; the same message */
+    run_with(NULL, "/tmp", &child);
+    CHECK(strstr(child.out, "reported 9\n") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: cannot read the suppressions file \"/tmp\" "
+                                           "(LIVETRACK_SUPPRESSIONS): Is a directory; no leaks are suppressed"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 1);
+    rt_child_free(&child);
 }
 
 int main(int argc, char **argv)
