@@ -8,6 +8,41 @@
 #include "cli.h"
 #include "report_file.h"
 
+static int is_count(const json_value *value)
+{
+    return value && value->kind == JSON_NUMBER &&
+           (value->is_unsigned || (value->is_integer && value->integer >= 0));
+}
+
+/* What every command reads must be there and of its kind: a damaged file
+ * must not pass for a report without leaks (diff exiting 0 in CI). NULL
+ * when it is well formed, else what is wrong. */
+static const char *malformed(const json_value *root, char *why, size_t size)
+{
+    const json_value *summary = json_get(root, "summary"), *sites = json_get(root, "sites");
+    if (!summary || summary->kind != JSON_OBJECT)
+        return "\"summary\" is missing or not an object";
+    if (!is_count(json_get(summary, "leaked_objects")))
+        return "\"summary\".\"leaked_objects\" is missing or not a count";
+    if (!sites || sites->kind != JSON_ARRAY)
+        return "\"sites\" is missing or not an array";
+    for (size_t i = 0; i < json_count(sites); i++) {
+        const json_value *site = json_at(sites, i);
+        const char *field = !site || site->kind != JSON_OBJECT           ? NULL
+                            : !is_count(json_get(site, "objects"))        ? "objects"
+                            : !is_count(json_get(site, "bytes"))          ? "bytes"
+                                                                          : "";
+        if (!field)
+            snprintf(why, size, "site %zu is not an object", i + 1);
+        else if (*field)
+            snprintf(why, size, "site %zu: \"%s\" is missing or not a count", i + 1, field);
+        else
+            continue;
+        return why;
+    }
+    return NULL;
+}
+
 void report_load(const char *path, report_file *out)
 {
     char error[256];
@@ -24,6 +59,23 @@ void report_load(const char *path, report_file *out)
                  "'livetrack run --json FILE' or LIVETRACK_JSON=FILE)",
                  path, REPORT_SCHEMA);
     }
+    char why[128];
+    const char *problem = malformed(out->root, why, sizeof why);
+    if (problem) {
+        json_free(out->document);
+        cli_fail("%s is not a whole livetrack JSON report: %s", path, problem);
+    }
+    /* The unsuppressed sites are the leaks the summary counts. */
+    uint64_t listed = 0;
+    const json_value *sites = json_get(out->root, "sites");
+    for (size_t i = 0; i < json_count(sites); i++)
+        if (!json_bool(json_get(json_at(sites, i), "suppressed"), 0))
+            listed += json_u64(json_get(json_at(sites, i), "objects"), 0);
+    uint64_t leaked = json_u64(json_path(out->root, "summary.leaked_objects"), 0);
+    if (listed != leaked)
+        cli_warn("%s: its sites list %" PRIu64 " leaked objects where its summary counts %" PRIu64
+                 "; the file may have been edited or cut",
+                 path, listed, leaked);
     int64_t version = json_int(json_get(out->root, "version"), 0);
     if (version > REPORT_VERSION)
         cli_warn("%s: report version %" PRId64 " is newer than this livetrack reads (%d); reading what it knows",

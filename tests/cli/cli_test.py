@@ -245,7 +245,8 @@ def case_fixtures():
     huge = json.load(open(json_file))
     site = dict(huge["sites"][0], objects=2 ** 62, bytes=2 ** 63)
     huge["sites"] = [site, dict(site, id=site["id"] + 1000)]
-    empty = dict(huge, sites=[])
+    huge["summary"] = dict(huge["summary"], leaked_objects=2 ** 63)
+    empty = dict(huge, sites=[], summary=dict(huge["summary"], leaked_objects=0))
     with open(work("huge.json"), "w") as out:
         json.dump(huge, out)
     with open(work("empty.json"), "w") as out:
@@ -298,6 +299,36 @@ def case_fixtures():
     check("main (leaky.c:42)" not in result.stdout.split("new:")[1], "diff: the old site counted as new")
     livetrack("diff", json_file, base, expect=0)
     livetrack("diff", json_file, json_file, expect=0)
+
+    # A damaged report never passes for one without leaks: each command
+    # refuses it (2) with one line saying what is wrong; sites that do not
+    # add up to the summary are read with a warning.
+    whole = json.load(open(json_file))
+    damaged = {
+        "no_sites": (dict((k, v) for k, v in whole.items() if k != "sites"), '"sites" is missing or not an array'),
+        "sites_object": (dict(whole, sites={"0": whole["sites"][0]}), '"sites" is missing or not an array'),
+        "objects_text": (dict(whole, sites=[dict(s, objects=str(s["objects"])) for s in whole["sites"]]),
+                         'site 1: "objects" is missing or not a count'),
+        "negative_bytes": (dict(whole, sites=[dict(s, bytes=-1) for s in whole["sites"]]),
+                           'site 1: "bytes" is missing or not a count'),
+        "no_summary": (dict((k, v) for k, v in whole.items() if k != "summary"),
+                       '"summary" is missing or not an object'),
+    }
+    for name, (document, problem) in damaged.items():
+        with open(work(name + ".json"), "w") as out:
+            json.dump(document, out)
+        for argv in (["diff", base, work(name + ".json")], ["report", work(name + ".json")],
+                     ["pprof", work(name + ".json"), "-o", work(name + ".pb.gz")]):
+            result = livetrack(*argv, expect=2)
+            check(result.stderr.count("\n") == 1 and problem in result.stderr,
+                  "livetrack %s on a damaged report: %r" % (argv[0], result.stderr))
+    cut = dict(whole, sites=whole["sites"][1:])
+    with open(work("cut.json"), "w") as out:
+        json.dump(cut, out)
+    listed = sum(s["objects"] for s in cut["sites"] if not s["suppressed"])
+    result = livetrack("report", work("cut.json"), expect=0)
+    check("its sites list %d leaked objects where its summary counts 23" % listed in result.stderr,
+          "report of a cut file: no warning: %r" % result.stderr)
     livetrack("diff", "--ignore-lines", base, json_file, expect=1)
 
     trace = check_trace(livetrack("trace", csv_file, json_file, "-o", work("fixture.trace.json"), expect=0) and
