@@ -100,6 +100,17 @@ typedef struct plot_data {
     type_stats *type_totals;   /* per timeline series */
 } plot_data;
 
+/* Sums over a file's rows: each value is bounded (csv_reader.c), but a
+ * long file of extreme rows could still carry a sum past int64. Held to
+ * +-INT64_MAX, so that negating it stays defined too. */
+static int64_t add_clamped(int64_t a, int64_t b)
+{
+    int64_t sum;
+    if (__builtin_add_overflow(a, b, &sum))
+        return b > 0 ? INT64_MAX : -INT64_MAX;
+    return sum < -INT64_MAX ? -INT64_MAX : sum;
+}
+
 static int compare_peak(const void *a, const void *b, void *context)
 {
     const timeline *t = context;
@@ -130,7 +141,7 @@ static void prepare(plot_data *d)
         } else {
             series_add(&d->types[row->series], row->time_ms, (double)row->type_live);
             /* An API's live count: the sum of its types' counts. */
-            api->live += row->type_live - type_last[row->series];
+            api->live = add_clamped(api->live, row->type_live - type_last[row->series]);
             type_last[row->series] = row->type_live;
             if (api->live > api->peak)
                 api->peak = api->live;
@@ -160,7 +171,7 @@ static void prepare(plot_data *d)
             d->call_count++;
         }
         d->calls[c].count++;
-        d->calls[c].rss_delta_kb += row->d_vm_rss_kb;
+        d->calls[c].rss_delta_kb = add_clamped(d->calls[c].rss_delta_kb, row->d_vm_rss_kb);
         if (row->event == TIMELINE_CREATE)
             d->calls[c].bytes_created += row->bytes;
     }

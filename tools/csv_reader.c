@@ -98,6 +98,12 @@ static int split(char *line, char **fields)
     }
 }
 
+/* A signed column (a count, kB, a difference of two): at most 2^52 either
+ * way, about 4 EiB in kB, which no process reaches. The bound keeps the
+ * readers' arithmetic defined: kB x 1024, and sums and differences of
+ * such values, stay far inside int64. */
+#define LARGEST_SIGNED_FIELD ((long long)1 << 52)
+
 static int parse_i64(const char *text, int64_t *out)
 {
     if (!*text) {
@@ -107,7 +113,7 @@ static int parse_i64(const char *text, int64_t *out)
     char *end;
     errno = 0;
     long long number = strtoll(text, &end, 10);
-    if (errno || *end)
+    if (errno || *end || number > LARGEST_SIGNED_FIELD || number < -LARGEST_SIGNED_FIELD)
         return 0;
     *out = number;
     return 1;

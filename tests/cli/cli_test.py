@@ -434,6 +434,22 @@ def case_fixtures():
         json.loads(open(work("bad-times.trace.json")).read(), parse_constant=no_constants)
     except ValueError as error:
         check(False, "trace of bad times: %s" % error)
+    # Counts and kB no process reaches (the RSS in kB x 1024, a type's live
+    # count past the next row's, their sums): rows left out with a
+    # message, never an overflow (UBSan stops the ASan build at one) or a
+    # negative byte count in the trace.
+    columns = lines[0].strip().split(",")
+    extreme = []
+    for column, value in (("vm_rss_kb", 10 ** 16), ("type_live", 2 ** 63 - 1), ("d_vm_rss_kb", -2 ** 63)):
+        row = lines[3].strip().split(",")
+        row[columns.index(column)] = str(value)
+        extreme.append(",".join(row) + "\n")
+    open(work("extreme.csv"), "w").write(lines[0] + "".join(lines[1:3]) + "".join(extreme) + "".join(lines[3:]))
+    result = livetrack("trace", work("extreme.csv"), "-o", work("extreme.trace.json"), expect=0)
+    check("left out 3 malformed rows" in result.stderr, "extreme values not reported: " + result.stderr)
+    check('"bytes":-' not in open(work("extreme.trace.json")).read(), "trace: a negative byte count")
+    result = livetrack("plot", work("extreme.csv"), "-o", work("extreme.html"), expect=0)
+    check("left out 3 malformed rows" in result.stderr, "plot: extreme values not reported: " + result.stderr)
 
 
 def case_downsample():
