@@ -179,13 +179,19 @@ void ltcl_record_sized_mem(const char *call, cl_mem memory, cl_context context, 
  * may call it on a thread of its own meanwhile. What the notification
  * does with the program (read its build log) must find it live, so
  * whichever comes first, the notification or the return, records it, and
- * the other waits until that is done. */
-enum { LINK_UNRECORDED, LINK_RECORDING, LINK_RECORDED };
+ * the other waits until that is done.
+ *
+ * A link that fails may notify with a program and then free it and
+ * return NULL (pocl does): the return forgets the program the
+ * notification recorded, or, first, keeps a later notification from
+ * recording it (LINK_NONE). */
+enum { LINK_UNRECORDED, LINK_RECORDING, LINK_RECORDED, LINK_NONE };
 
 typedef struct link_notice {
     void(CL_CALLBACK *notify)(cl_program, void *);
     void *user_data;
     cl_context context;
+    cl_program program;   /* the one recorded, once LINK_RECORDED */
     atomic_int recorded;  /* LINK_* */
     atomic_int notified;  /* the program's notification has started */
     atomic_int users;     /* the wrapper and the notification: the last frees */
@@ -196,11 +202,24 @@ static void record_linked(link_notice *notice, cl_program program)
     int expected = LINK_UNRECORDED;
     if (atomic_compare_exchange_strong(&notice->recorded, &expected, LINK_RECORDING)) {
         ltcl_record_creation("clLinkProgram", LTCL_PROGRAM, program, 0, notice->context, NULL, 0, NULL);
+        notice->program = program;
         atomic_store(&notice->recorded, LINK_RECORDED);
         return;
     }
-    while (atomic_load(&notice->recorded) != LINK_RECORDED)
-        sched_yield();
+    while (expected == LINK_RECORDING)
+        sched_yield(), expected = atomic_load(&notice->recorded);
+}
+
+/* clLinkProgram returned no program: none stays recorded. */
+static void forget_linked(link_notice *notice)
+{
+    int expected = LINK_UNRECORDED;
+    if (atomic_compare_exchange_strong(&notice->recorded, &expected, LINK_NONE))
+        return;
+    while (expected == LINK_RECORDING)
+        sched_yield(), expected = atomic_load(&notice->recorded);
+    /* The driver freed it: no diagnostic, nothing to release. */
+    livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_PROGRAM, ltcl_key(notice->program), NULL);
 }
 
 static void let_go_of_notice(link_notice *notice)
@@ -244,7 +263,9 @@ cl_program CL_API_CALL clLinkProgram_wrap(cl_context context, cl_uint num_device
     }
     if (program)
         record_linked(notice, program);
-    else if (!atomic_load(&notice->notified))
+    else
+        forget_linked(notice);
+    if (!program && !atomic_load(&notice->notified))
         let_go_of_notice(notice); /* no program, no notification to come: its share too */
     let_go_of_notice(notice);
     return program;

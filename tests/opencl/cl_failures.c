@@ -29,6 +29,28 @@ static counts now(void)
             fprintf(stderr, "  in: %s\n", what);                                                        \
     } while (0)
 
+/* Like EXPECT_FAILED, where the call may create an object and free it
+ * again before it returns: what is live is unchanged. */
+#define EXPECT_LIVE_SAME(handle, err, expected, before, what)                  \
+    do {                                                                       \
+        counts after_ = now();                                                 \
+        CHECK((handle) == NULL);                                               \
+        CHECK_EQ_INT((err), (expected));                                       \
+        CHECK_EQ_INT(after_.live, (before).live);                              \
+        if (after_.live != (before).live || (err) != (expected))               \
+            fprintf(stderr, "  in: %s\n", what);                               \
+    } while (0)
+
+static cl_device_id link_device;
+
+/* clLinkProgram's notification: reads the program's build log. */
+static void CL_CALLBACK read_link_log(cl_program program, void *data)
+{
+    size_t size = 0;
+    *(cl_int *)data = program ? clGetProgramBuildInfo(program, link_device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size)
+                              : CL_INVALID_PROGRAM;
+}
+
 int main(void)
 {
     ct_env env;
@@ -166,6 +188,34 @@ int main(void)
     before = now();
     cl_program linked = clLinkProgram(env.context, 1, &env.device, "", 0, NULL, NULL, NULL, &err);
     EXPECT_FAILED(linked, err, CL_INVALID_VALUE, before, "clLinkProgram(no programs)");
+
+    /* A link that fails with a notification: pocl hands the notification
+     * a program, then frees it and returns NULL. The program was live
+     * while the notification read its log, and nothing of it stays: the
+     * registry does not keep a program the driver freed (a report would
+     * retain it, and the context would look held). */
+    static const char *calls_missing = "int helper(int x);\n"
+                                       "__kernel void user(__global int *a) { a[0] = helper(a[0]); }\n";
+    cl_program unresolved = clCreateProgramWithSource(env.context, 1, &calls_missing, NULL, &err);
+    CT_NEED(unresolved, err);
+    CT_OK(clCompileProgram(unresolved, 1, &env.device, "", 0, NULL, NULL, NULL, NULL));
+    livetrack_object context_before;
+    CHECK(ct_live(env.context, &context_before));
+    before = now();
+    cl_int log_status = 1;
+    link_device = env.device;
+    linked = clLinkProgram(env.context, 1, &env.device, "", 1, &unresolved, read_link_log, &log_status, &err);
+    EXPECT_LIVE_SAME(linked, err, CL_LINK_PROGRAM_FAILURE, before, "clLinkProgram(unresolved, notified)");
+    CHECK_EQ_INT(log_status, CL_SUCCESS);
+    livetrack_object context_after;
+    CHECK(ct_live(env.context, &context_after) && context_after.holders == context_before.holders);
+    ct_ext ext;
+    ct_need_ext(env.platform, &ext);
+    ct_report report;
+    ct_collect(ext.report, env.platform, &report); /* retained a freed program before */
+    CHECK_EQ_INT(ct_report_count_type(&report, "cl_program"), 2); /* `program` and `unresolved` */
+    ct_report_free(&report);
+    CHECK_EQ_INT(clReleaseProgram(unresolved), CL_SUCCESS);
 
     /* clCreateSubDevices with more compute units than exist */
     cl_uint units = 0;
