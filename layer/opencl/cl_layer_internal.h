@@ -84,6 +84,9 @@ void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, 
                           const void *second_parent, unsigned flags, const void *platform);
 #define ltcl_created(...) ltcl_record_creation(__func__, __VA_ARGS__)
 
+/* Record a context the driver returned, on its devices' platform. */
+void ltcl_record_context(const char *call, cl_context context);
+
 /* Record a memory object whose size only the driver knows (images,
  * interop objects); `source` is the buffer it was made from, if any. */
 void ltcl_record_sized_mem(const char *call, cl_mem memory, cl_context context, const void *source);
@@ -129,8 +132,21 @@ int ltcl_root_devices_complete(void);
 void ltcl_note_untracked_extension(const char *name);
 int ltcl_untracked_extension_in_use(void);
 /* Whether this thread is running the callback of event `handle`, which the
- * driver holds for it (wrap_event_callbacks.c): checks of it pass. */
+ * driver holds for it (wrap_callbacks.c). */
 int ltcl_event_in_callback(const void *handle);
+/* Whether the driver holds `handle` for a callback this thread is running:
+ * its event, the queue of an SVM free, or the context of either
+ * (wrap_callbacks.c). Checks of it pass, and a retain tracks it again. */
+int ltcl_held_for_callback(ltcl_type type, const void *handle);
+
+/* clEnqueueSVMFree's free function as the driver gets it: a trampoline
+ * that marks its thread while the program's function runs, and in `data`
+ * the trampoline's record (or the program's own function and data when
+ * there is no memory for one). When the driver refuses the call, the
+ * record is dropped with ltcl_svm_free_callback_unused. */
+typedef void(CL_CALLBACK *ltcl_svm_free_fn)(cl_command_queue, cl_uint, void *[], void *);
+ltcl_svm_free_fn ltcl_svm_free_callback(ltcl_svm_free_fn free_fn, void *user_data, void **data);
+void ltcl_svm_free_callback_unused(ltcl_svm_free_fn given, void *data);
 
 /* The platform of a device, or NULL. */
 cl_platform_id ltcl_device_platform(cl_device_id device);

@@ -135,25 +135,34 @@ static ltcl_verdict verdict_of(const char *call, ltcl_type type, const void *han
     return refuse(call, type, handle, status, code, refused) ? LTCL_UNCOUNTED : LTCL_REFUSED;
 }
 
-/* A callback's event the program had released, retained inside the
- * callback: the program owns a reference to it again, so it is tracked
- * again, as an event of its context. */
-static int adopt_callback_event(const char *call, const void *event)
+/* An object the driver holds for a callback (its event, the queue of an
+ * SVM free, their context) that the program had released, retained
+ * inside the callback: the program owns a reference to it again, so it
+ * is tracked again, as when it was made (an event or a queue of its
+ * context). */
+static int adopt_held_object(const char *call, ltcl_type type, const void *handle)
 {
     cl_context context = NULL;
-    if (ltcl_next->clGetEventInfo((cl_event)(uintptr_t)event, CL_EVENT_CONTEXT, sizeof context, &context, NULL) !=
-        CL_SUCCESS)
+    if (type == LTCL_EVENT && ltcl_next->clGetEventInfo((cl_event)(uintptr_t)handle, CL_EVENT_CONTEXT,
+                                                        sizeof context, &context, NULL) != CL_SUCCESS)
         context = NULL;
-    ltcl_record_creation(call, LTCL_EVENT, event, 0, context, NULL, 0, NULL);
-    livetrack_type type;
-    return livetrack_live_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(event), &type) == LIVETRACK_OK && type == LTCL_EVENT;
+    if (type == LTCL_QUEUE && ltcl_next->clGetCommandQueueInfo((cl_command_queue)(uintptr_t)handle, CL_QUEUE_CONTEXT,
+                                                               sizeof context, &context, NULL) != CL_SUCCESS)
+        context = NULL;
+    if (type == LTCL_CONTEXT)
+        ltcl_record_context(call, (cl_context)(uintptr_t)handle);
+    else
+        ltcl_record_creation(call, type, handle, 0, context, NULL, 0, NULL);
+    livetrack_type live_type;
+    return livetrack_live_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &live_type) == LIVETRACK_OK &&
+           live_type == type;
 }
 
 ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
     livetrack_status status = livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call);
-    if (status == LIVETRACK_UNKNOWN && type == LTCL_EVENT && ltcl_event_in_callback(handle))
-        return adopt_callback_event(call, handle) ? LTCL_COUNTED : LTCL_UNCOUNTED;
+    if (status == LIVETRACK_UNKNOWN && ltcl_held_for_callback(type, handle))
+        return adopt_held_object(call, type, handle) ? LTCL_COUNTED : LTCL_UNCOUNTED;
     return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
 }
 

@@ -72,7 +72,7 @@ cl_int ltcl_refuse_argument(const char *call, const char *what, long index, ltcl
     livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object);
     if (status == LIVETRACK_OK && object.type == type)
         return CL_SUCCESS; /* made live since the fast path looked */
-    if (status != LIVETRACK_OK && (unknown_handles_pass() || (type == LTCL_EVENT && ltcl_event_in_callback(handle))))
+    if (status != LIVETRACK_OK && (unknown_handles_pass() || ltcl_held_for_callback(type, handle)))
         return CL_SUCCESS;
     char argument[96];
     name_argument(argument, sizeof argument, what, index);

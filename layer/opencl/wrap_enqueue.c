@@ -49,7 +49,12 @@ cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_poi
             forgotten < capacity)
             saved[forgotten++] = object;
     }
-    cl_int result = ltcl_next->clEnqueueSVMFree(queue, num_pointers, pointers, free_fn, user_data, LTCL_WAIT_ARGS);
+    /* The free function may use its queue after the program released it. */
+    void *data;
+    ltcl_svm_free_fn given = ltcl_svm_free_callback(free_fn, user_data, &data);
+    cl_int result = ltcl_next->clEnqueueSVMFree(queue, num_pointers, pointers, given, data, LTCL_WAIT_ARGS);
+    if (result != CL_SUCCESS)
+        ltcl_svm_free_callback_unused(given, data);
     if (result != CL_SUCCESS) {
         /* Nothing was freed: the program still owns every pointer. */
         for (cl_uint i = 0; i < forgotten; i++)

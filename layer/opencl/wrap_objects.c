@@ -95,6 +95,8 @@ static void record_context(const char *call, cl_context context, const cl_contex
     ltcl_record_creation(call, LTCL_CONTEXT, context, 0, NULL, NULL, 0, platform);
 }
 
+void ltcl_record_context(const char *call, cl_context context) { record_context(call, context, NULL); }
+
 /* Any context returned is recorded (see ltcl_record_creation). */
 cl_context CL_API_CALL clCreateContext_wrap(const cl_context_properties *properties, cl_uint num_devices,
                                             const cl_device_id *devices,

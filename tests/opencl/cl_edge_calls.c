@@ -6,7 +6,9 @@
  *     error, and the program's variable after a call that failed;
  *   - the driver calling the program back with an object: the linked
  *     program inside clLinkProgram's notification, an event inside its
- *     own callback after the program released it;
+ *     own callback after the program released it, and that event's
+ *     context, and an SVM free's queue, after the program released the
+ *     queue and the context (retained there, and released after);
  *   - by-value kernel arguments of pointer size whose type names look
  *     like images, and a value given for a __local pointer.
  * It prints every result on stdout; the output must be the same with and
@@ -165,6 +167,80 @@ static void callback_after_release(cl_context context, cl_command_queue queue)
     MUST(clReleaseEvent(gate));
 }
 
+/* Runs long enough for the program to release everything behind it. */
+static void CL_CALLBACK slow_command(void *args)
+{
+    (void)args;
+    nanosleep(&(struct timespec){0, 200 * 1000000}, NULL);
+}
+
+typedef struct held_report {
+    atomic_int done;
+    cl_int context_info, retain, queue_info, svm_free_context;
+    cl_context context;
+    cl_command_queue queue;
+} held_report;
+
+static void CL_CALLBACK read_event_context(cl_event event, cl_int status, void *data)
+{
+    held_report *report = data;
+    cl_uint devices = 0;
+    (void)status;
+    if (clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof report->context, &report->context, NULL) != CL_SUCCESS)
+        report->context = NULL;
+    report->context_info = clGetContextInfo(report->context, CL_CONTEXT_NUM_DEVICES, sizeof devices, &devices, NULL);
+    report->retain = clRetainContext(report->context); /* released after the callback */
+    atomic_store(&report->done, 1);
+}
+
+static void CL_CALLBACK free_with_queue(cl_command_queue queue, cl_uint count, void *pointers[], void *data)
+{
+    held_report *report = data;
+    cl_context context = NULL;
+    report->queue_info = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, NULL);
+    report->retain = clRetainCommandQueue(queue); /* released after the callback */
+    report->queue = queue;
+    report->svm_free_context = context ? CL_SUCCESS : CL_INVALID_CONTEXT;
+    for (cl_uint i = 0; i < count; i++)
+        clSVMFree(context, pointers[i]);
+    atomic_store(&report->done, 1);
+}
+
+/* The program releases the event, the queue and the context while a slow
+ * command keeps them in the driver; the callbacks then use them. */
+static void held_for_callbacks(cl_device_id device)
+{
+    cl_int err, marker_callback = CL_INVALID_VALUE, svm_free = CL_INVALID_VALUE;
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    MUST(err);
+    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    MUST(err);
+    void *svm = clSVMAlloc(context, CL_MEM_READ_WRITE, 256, 0);
+    int argument = 0;
+    MUST(clEnqueueNativeKernel(queue, slow_command, &argument, sizeof argument, 0, NULL, NULL, 0, NULL, NULL));
+    cl_event marker;
+    MUST(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker));
+    held_report on_event = {.done = 0}, on_free = {.done = 0};
+    marker_callback = clSetEventCallback(marker, CL_COMPLETE, read_event_context, &on_event);
+    if (svm)
+        svm_free = clEnqueueSVMFree(queue, 1, &svm, free_with_queue, &on_free, 0, NULL, NULL);
+    MUST(clFlush(queue));
+    MUST(clReleaseEvent(marker));
+    MUST(clReleaseCommandQueue(queue));
+    MUST(clReleaseContext(context));
+    printf("held for callbacks: clSetEventCallback = %d, clEnqueueSVMFree = %d (SVM %s)\n", (int)marker_callback,
+           (int)svm_free, svm ? "allocated" : "none");
+    printf("event callback ran: %d, its context: clGetContextInfo = %d, clRetainContext = %d\n",
+           wait_for(&on_event.done), (int)on_event.context_info, (int)on_event.retain);
+    if (svm)
+        printf("SVM free ran: %d, its queue: clGetCommandQueueInfo = %d, clRetainCommandQueue = %d, context %d\n",
+               wait_for(&on_free.done), (int)on_free.queue_info, (int)on_free.retain, (int)on_free.svm_free_context);
+    if (on_free.queue && on_free.retain == CL_SUCCESS)
+        printf("clReleaseCommandQueue(retained in the SVM free) = %d\n", (int)clReleaseCommandQueue(on_free.queue));
+    if (on_event.context && on_event.retain == CL_SUCCESS)
+        printf("clReleaseContext(retained in the callback) = %d\n", (int)clReleaseContext(on_event.context));
+}
+
 static void image_named_values(cl_context context, cl_device_id device)
 {
     cl_int err;
@@ -200,6 +276,7 @@ int main(void)
     count_out_parameters(platform, device, context);
     link_notification(context, device);
     callback_after_release(context, queue);
+    held_for_callbacks(device);
     image_named_values(context, device);
 
     MUST(clReleaseCommandQueue(queue));
