@@ -126,8 +126,9 @@ ON_DESTROY(MemFreeExt, ze_mem_free_ext_params_t, LTZE_MEM, *params->pptr, *param
 /* ---- build logs ----------------------------------------------------------------- */
 
 /* zeModuleCreate hands out a build log whenever the program asks for one,
- * also when the build fails (the log says why), and zeModuleDynamicLink a
- * link log (a build log too, destroyed the same way); the program must
+ * also when the build fails (the log says why), zeModuleDynamicLink a
+ * link log and zeModuleInspectLinkageExt a linkage report (build logs too,
+ * destroyed the same way); the program must
  * destroy each whatever the result. A failing call may leave the program's
  * variable alone, so the prologue remembers what it held. A value that
  * changed is a new log. An unchanged one is too when the old value is no
@@ -211,6 +212,21 @@ static void ZE_APICALL ModuleDynamicLink_created(CALLBACK_ARGS(ze_module_dynamic
     record_build_log("zeModuleDynamicLink", params->pphLinkLog, result, ltze_owner_of(first_module));
 }
 
+/* The linkage report, like a link log, belongs to the modules' driver. */
+static void ZE_APICALL ModuleInspectLinkageExt_before(CALLBACK_ARGS(ze_module_inspect_linkage_ext_params_t))
+{
+    UNUSED_CALLBACK_ARGS;
+    (void)result;
+    remember_build_log(params->pphLog);
+}
+
+static void ZE_APICALL ModuleInspectLinkageExt_created(CALLBACK_ARGS(ze_module_inspect_linkage_ext_params_t))
+{
+    UNUSED_CALLBACK_ARGS;
+    ze_module_handle_t first_module = *params->pnumModules && *params->pphModules ? (*params->pphModules)[0] : NULL;
+    record_build_log("zeModuleInspectLinkageExt", params->pphLog, result, ltze_owner_of(first_module));
+}
+
 /* ---- registration ------------------------------------------------------------- */
 
 #define REGISTER(call, kind, callback)                                                                      \
@@ -243,6 +259,8 @@ const char *ltze_register_callbacks(zel_tracer_handle_t tracer)
     REGISTER_DESTROY(ModuleDestroy);
     REGISTER(ModuleDynamicLink, PROLOGUE, ModuleDynamicLink_before);
     REGISTER_CREATE(ModuleDynamicLink);
+    REGISTER(ModuleInspectLinkageExt, PROLOGUE, ModuleInspectLinkageExt_before);
+    REGISTER_CREATE(ModuleInspectLinkageExt);
     REGISTER_DESTROY(ModuleBuildLogDestroy);
     REGISTER_CREATE(KernelCreate);
     REGISTER_DESTROY(KernelDestroy);

@@ -157,6 +157,27 @@ int main(void)
             CHECK_EQ_INT(test_driver.calls("zeModuleDynamicLink"), 8);
     }
 
+    /* zeModuleInspectLinkageExt's linkage report is a build log: destroyed,
+     * no misuse; kept, a leak. */
+    {
+        ze_module_handle_t module;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_importing_module_desc, &module, NULL), 0);
+        ze_linkage_inspection_ext_desc_t inspect = {.stype = ZE_STRUCTURE_TYPE_LINKAGE_INSPECTION_EXT_DESC,
+                                                    .flags = ZE_LINKAGE_INSPECTION_EXT_FLAG_IMPORTS};
+        ze_module_build_log_handle_t report = NULL;
+        CHECK_EQ_INT(zeModuleInspectLinkageExt(&inspect, 1, &module, &report), 0);
+        CHECK(is_live_build_log(report));
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)report, &object) == LIVETRACK_OK &&
+              object.owner == driver);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(report), 0);
+        CHECK_EQ_INT(zeModuleInspectLinkageExt(&inspect, 1, &module, &report), 0);
+        CHECK_EQ_INT(zeModuleDestroy(module), 0);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 1);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(report), 0);
+        CHECK(!is_live_build_log(report));
+    }
+
     CHECK_EQ_INT(misuse_count(), misuse_before);
     CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
     CHECK_EQ_INT(zeContextDestroy(context), 0);

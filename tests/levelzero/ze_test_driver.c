@@ -44,7 +44,7 @@
     X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListClose) X(zeCommandListReset)          \
     X(zeCommandListAppendMemoryCopy) X(zeCommandListAppendSignalEvent) X(zeCommandListAppendBarrier)             \
     X(zeModuleCreate) X(zeModuleDestroy) X(zeModuleDynamicLink) X(zeModuleBuildLogDestroy)                      \
-    X(zeModuleBuildLogGetString)                                                                                 \
+    X(zeModuleBuildLogGetString) X(zeModuleInspectLinkageExt)                                                    \
     X(zeKernelCreate) X(zeKernelDestroy) X(zeKernelSetArgumentValue) X(zeKernelSetGroupSize)                     \
     X(zeEventPoolCreate) X(zeEventPoolDestroy) X(zeEventCreate) X(zeEventDestroy) X(zeEventHostSignal)           \
     X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset) X(zeFenceCreate) X(zeFenceDestroy)       \
@@ -594,6 +594,23 @@ static ze_result_t ZE_APICALL module_dynamic_link(uint32_t count, ze_module_hand
     return unresolved ? ZE_RESULT_ERROR_MODULE_LINK_FAILURE : ZE_RESULT_SUCCESS;
 }
 
+/* The linkage report is a build log too, always handed out: the modules'
+ * imports (one module imports a function) and exports (none). */
+static ze_result_t ZE_APICALL module_inspect_linkage(ze_linkage_inspection_ext_desc_t *desc, uint32_t count,
+                                                     ze_module_handle_t *modules, ze_module_build_log_handle_t *log)
+{
+    COUNT_CALL(zeModuleInspectLinkageExt);
+    REQUIRE_POINTER(desc);
+    REQUIRE_POINTER(modules);
+    REQUIRE_POINTER(log);
+    int imports = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        REQUIRE_HANDLE(modules[i], KIND_MODULE);
+        imports |= strcmp(((const test_object *)modules[i])->text, UNRESOLVED_IMPORT) == 0;
+    }
+    return new_object(KIND_BUILD_LOG, imports ? "imports: " UNRESOLVED_IMPORT : "imports: none", log);
+}
+
 static ze_result_t ZE_APICALL module_destroy(ze_module_handle_t module)
 {
     COUNT_CALL(zeModuleDestroy);
@@ -1070,6 +1087,7 @@ TEST_DRIVER_EXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_versio
     table->pfnCreate = module_create;
     table->pfnDestroy = module_destroy;
     table->pfnDynamicLink = module_dynamic_link;
+    table->pfnInspectLinkageExt = module_inspect_linkage;
     return ZE_RESULT_SUCCESS;
 }
 
