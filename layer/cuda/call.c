@@ -62,8 +62,8 @@ void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object
 
 /* Give the object back the references it had before the prologue took
  * them. Still there when children keep it alive (or only one of several
- * references went): retake them. Else make it again (its creation stack
- * is lost). */
+ * references went): retake them. Else make it again, at the call site
+ * where it was made: that is where reports must point, not this call. */
 static void restore(const ltcu_call *call, const livetrack_object *before)
 {
     livetrack_object now;
@@ -82,7 +82,7 @@ static void restore(const ltcu_call *call, const livetrack_object *before)
             .flags = 0,
             .call = call->name,
         };
-        if (livetrack_create(&again) != LIVETRACK_OK)
+        if (livetrack_create_with_stack(&again, before->stack) != LIVETRACK_OK)
             return;
         refs = 1;
     }

@@ -76,10 +76,14 @@ static void streams_events_graphs(void)
     CHECK_EQ_INT(cuStreamDestroy(priority), CUDA_SUCCESS);
 
     /* A destroy the driver refuses: the program gets the driver's error
-     * and the stream stays tracked. */
+     * and the stream stays tracked, where it was made. */
+    livetrack_object made;
+    CHECK(cuda_live("CUstream", H(stream), &made));
     fake_cuda_fail_next("cuStreamDestroy_v2", CUDA_ERROR_NOT_READY);
     CHECK_EQ_INT(cuStreamDestroy(stream), CUDA_ERROR_NOT_READY);
     check_owned("CUstream", H(stream), 0, context);
+    livetrack_object again;
+    CHECK(cuda_live("CUstream", H(stream), &again) && again.stack == made.stack && again.refs == made.refs);
     CHECK_EQ_INT(cuStreamDestroy(stream), CUDA_SUCCESS);
     CHECK(!cuda_live("CUstream", H(stream), NULL));
 }
