@@ -173,7 +173,10 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
     switch (cbid) {
     case CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
         /* A tracked cuCtxDestroy, or the release of a primary context's
-         * last reference, has already dropped what it owned. */
+         * last reference, has already dropped what it owned. A primary
+         * context's reset comes here too, and keeps the program's
+         * references (a reset releases none: the program still owes its
+         * cuDevicePrimaryCtxRelease); only its release forgets it. */
         if (!data->context || ltcu_process_exiting())
             break;
         ltcu_call call;
@@ -181,7 +184,8 @@ static void on_resource(CUpti_CallbackId cbid, const CUpti_ResourceData *data)
                         runtime_call, 1, data->context, NULL);
         call.name = runtime_call ? runtime_call : "the CUDA driver";
         ltcu_drop_context_objects(&call, data->context, "destroyed");
-        forget_quietly(LTCU_CONTEXT, (uint64_t)(uintptr_t)data->context);
+        if (ltcu_primary_device_of(data->context) < 0)
+            forget_quietly(LTCU_CONTEXT, (uint64_t)(uintptr_t)data->context);
         ltcu_call_end(&call, NULL, CUDA_SUCCESS);
         break;
     }

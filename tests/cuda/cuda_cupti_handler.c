@@ -531,6 +531,15 @@ static void primary(void *raw)
     }
 }
 
+static void resource(CUpti_CallbackId cbid, CUcontext context, CUstream stream, CUpti_GraphData *graph);
+
+/* CUPTI reports a primary context's reset as its destruction, inside the
+ * call. */
+static void destruction_reported(void *context)
+{
+    resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, AS(CUcontext, *(uint64_t *)context), NULL, NULL);
+}
+
 static int program_references(uint64_t context)
 {
     livetrack_object object;
@@ -585,6 +594,21 @@ static void primary_contexts(void)
     primary(&reset);
     reset.result = CUDA_ERROR_INVALID_DEVICE;
     primary(&reset);
+
+    /* A reset that CUPTI reports as the context's destruction keeps the
+     * program's references: a reset releases none, and the program's
+     * matching release is no misuse. */
+    retain.result = CUDA_SUCCESS;
+    primary(&retain);
+    CHECK_EQ_INT(program_references(device_context), 1);
+    cuDevicePrimaryCtxReset_v2_params reset_params = {1};
+    drive_with(LTCU_ID_cuDevicePrimaryCtxReset_v2, &reset_params, CUDA_SUCCESS, destruction_reported, &device_context);
+    CHECK_EQ_INT(program_references(device_context), 1);
+    misuse = misuse_count();
+    release.result = CUDA_SUCCESS;
+    primary(&release);
+    CHECK_EQ_INT(misuse_count(), misuse);
+    CHECK_EQ_INT(program_references(device_context), 0);
 
     /* The runtime's release takes its own reference; with none left
      * anywhere, the context is gone, and so is what it owned. */
