@@ -93,12 +93,16 @@ __attribute__((destructor)) static void exit_report(void)
     if (settings->exit_report == LT_EXIT_REPORT_ALWAYS)
         flags |= LIVETRACK_REPORT_ALWAYS;
 
-    if (text && (model.leaked_objects || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
+    /* Out of memory for the snapshot: which live objects leaked is not
+     * known. Say so, and let LIVETRACK_EXIT_CODE fail the run rather than
+     * pass it on a guess. */
+    int leaks_unknown = !model.snapshot && model.stats.live_objects;
+    if (text && (model.leaked_objects || leaks_unknown || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
         report_file out = {NULL, NULL, ""};
         if (settings->output)
             out = open_output(settings->output, "report", 1);
         FILE *file = out.file ? out.file : stderr;
-        if (model.leaked_objects || (flags & LIVETRACK_REPORT_ALWAYS))
+        if (model.leaked_objects || leaks_unknown || (flags & LIVETRACK_REPORT_ALWAYS))
             lt_report_write_text(file, &model, flags);
         else
             lt_report_write_peak_text(file, &model);
@@ -112,7 +116,7 @@ __attribute__((destructor)) static void exit_report(void)
             close_output(&out, "JSON report");
         }
     }
-    uint64_t leaked = model.leaked_objects;
+    uint64_t leaked = leaks_unknown ? model.stats.live_objects : model.leaked_objects;
     lt_report_model_free(&model);
     if (settings->exit_code && leaked) {
         /* As LeakSanitizer does: everything is written, then the status

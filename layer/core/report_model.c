@@ -412,8 +412,10 @@ int lt_report_model_build(lt_report_model *model, uint64_t since_mark)
     model->since_mark = since_mark;
     model->snapshot = since_mark ? livetrack_snapshot_since(LIVETRACK_DOMAIN_ANY, NULL, since_mark)
                                  : livetrack_snapshot_take(LIVETRACK_DOMAIN_ANY, NULL);
-    if (!model->snapshot)
+    if (!model->snapshot) {
+        model->stats.incomplete = 1; /* the stats were read before: say so in this report too */
         return 0;
+    }
     model->count = livetrack_snapshot_count(model->snapshot);
 
     builder b;

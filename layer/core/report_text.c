@@ -180,6 +180,11 @@ static void print_summary(FILE *out, const lt_report_model *model)
     if (model->stats.incomplete)
         fputs("livetrack: tracking was incomplete (livetrack ran out of memory): objects may be missing\n", out);
     lt_format_bytes(model->leaked_bytes, size, sizeof size);
+    if (!model->snapshot) {
+        fprintf(out, "livetrack: total: not known, %" PRIu64 " object%s live\n", model->stats.live_objects,
+                plural(model->stats.live_objects));
+        return;
+    }
     fprintf(out, "livetrack: total: %" PRIu64 " leaked object%s, %" PRIu64 " bytes (%s)", model->leaked_objects,
             plural(model->leaked_objects), model->leaked_bytes, size);
     if (model->call_sites && model->reported_sites)
@@ -224,14 +229,20 @@ void lt_report_write_text(FILE *out, lt_report_model *model, unsigned flags)
     flockfile(out);
     char size[32];
     lt_format_bytes(model->leaked_bytes, size, sizeof size);
-    fprintf(out, "livetrack: %" PRIu64 " leaked object%s (%s)", model->leaked_objects, plural(model->leaked_objects),
-            size);
+    if (model->snapshot)
+        fprintf(out, "livetrack: %" PRIu64 " leaked object%s (%s)", model->leaked_objects,
+                plural(model->leaked_objects), size);
+    else
+        fputs("livetrack: leaked objects not known", out);
     if (model->call_sites && model->reported_sites)
         fprintf(out, " from %zu call site%s", model->reported_sites, plural(model->reported_sites));
     print_where(out, model, flags);
     fputc('\n', out);
     if (!model->snapshot)
-        fputs("livetrack: no snapshot of the live objects could be taken (out of memory)\n", out);
+        fprintf(out,
+                "livetrack: no snapshot of the live objects could be taken (out of memory): %" PRIu64
+                " object%s live, which of them leaked is not known\n",
+                model->stats.live_objects, plural(model->stats.live_objects));
     if (!model->call_sites && model->reported_sites)
         fputs("livetrack: call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type\n", out);
     for (size_t i = 0; i < model->reported_sites; i++)

@@ -10,7 +10,10 @@
  *    misuse, snapshots, reports) with the allocations failing from the
  *    Kth on, for a spread of K, and with only the Kth failing. --all
  *    tries every K (labelled long).
- * 2. With a layer and an OpenCL program: the program's stdout and exit
+ * 2. The exit report's snapshot failing, and only that: which live
+ *    objects leaked is not known, the report says so (not "0 leaked"),
+ *    and LIVETRACK_EXIT_CODE fails the run.
+ * 3. With a layer and an OpenCL program: the program's stdout and exit
  *    status are the same as without injected failures, and the layer
  *    refuses none of its calls.
  */
@@ -148,6 +151,44 @@ static void registry_faults(int every_k)
         rel_rmdir(dir);
 }
 
+/* Fail every allocation from the exit report's first on. The workload's
+ * own count comes from a run without the report; it can differ by a few
+ * from run to run (addresses, hashing), so the runs try counts around it,
+ * and those whose snapshot failed (and nothing before it) are checked. */
+static void snapshot_fault_at_exit(void)
+{
+    char *argv[] = {(char *)rel_self(), "workload", NULL};
+    const char *count_env[] = {"LIVETRACK_FAULT_ALLOC_AFTER=100000000", "LIVETRACK_EXIT_REPORT=off", NULL};
+    rel_run counted = rel_spawn(argv, count_env, 60);
+    long allocations = -1, failed = -1;
+    const char *summary = strstr(counted.err, "LIVETRACK_FAULT_ALLOC_AFTER: ");
+    CHECK(rel_exited(&counted, 0) && summary &&
+          sscanf(summary, "LIVETRACK_FAULT_ALLOC_AFTER: %ld allocations, %ld failed", &allocations, &failed) == 2 &&
+          failed == 0);
+    rel_run_free(&counted);
+    int snapshot_failed = 0;
+    for (long k = allocations - 8; k <= allocations + 8; k++) {
+        char fault_env[64];
+        snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%ld", k);
+        const char *env[] = {fault_env, "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_EXIT_CODE=23", NULL};
+        rel_run run = rel_spawn(argv, env, 60);
+        /* the workload had its memory; the exit report's snapshot had none */
+        if (strstr(run.out, "out of memory 0,") && strstr(run.out, "incomplete 0,") &&
+            rel_count(run.err, "out of memory allocating a snapshot") == 1) {
+            snapshot_failed++;
+            int failed_before = check_failed;
+            CHECK(rel_exited(&run, 23));
+            CHECK_EQ_INT(rel_count(run.err, "livetrack: leaked objects not known at exit of pid"), 1);
+            CHECK_EQ_INT(rel_count(run.err, "livetrack: tracking was incomplete"), 1);
+            CHECK_EQ_INT(rel_count(run.err, "livetrack: total: not known, 1500 objects live"), 1);
+            if (check_failed != failed_before)
+                rel_dump("the exit report's snapshot out of memory", &run);
+        }
+        rel_run_free(&run);
+    }
+    CHECK(snapshot_failed > 0);
+}
+
 /* ---- OpenCL ----------------------------------------------------------------------------- */
 
 static void opencl_faults(const char *layer, const char *program)
@@ -192,6 +233,7 @@ int main(int argc, char **argv)
         return workload();
     int every_k = argc > 1 && !strcmp(argv[1], "--all");
     registry_faults(every_k);
+    snapshot_fault_at_exit();
     if (argc > 2 + every_k)
         opencl_faults(argv[1 + every_k], argv[2 + every_k]);
     return check_summary(every_k ? "reliability.oom_every_allocation" : "reliability.oom");
