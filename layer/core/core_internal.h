@@ -98,6 +98,7 @@ void lt_memo_lock_list(void);      /* stack_memo.c: the list of threads' memos *
 void lt_memo_unlock_list(void);
 void lt_walks_block(void);         /* walk_gate.c: waits for the walks in flight */
 void lt_walks_unblock(void);
+void lt_walks_unblock_in_child(void); /* and forgets the parent's threads' counts */
 void lt_timeline_lock(void);       /* timeline.c; also shares "file started" with the child */
 void lt_timeline_unlock(void);
 void lt_timeline_after_fork_child(void); /* reopens a %p timeline for the child's pid */

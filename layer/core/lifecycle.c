@@ -7,8 +7,10 @@
  * the order the code nests them (core_internal.h): the peak and misuse
  * history (the peak set is copied under all shard locks), the registry's
  * shards, the stack table (a release stack is interned under a shard
- * lock), the timeline, and the symbol cache last; and we drop them on
- * both sides afterwards. The child then reopens a "%p" timeline under its
+ * lock), the timeline, the symbol cache and the stack memo's list; last
+ * the walk gate, which waits for the stack walks in flight (walk_gate.h)
+ * and needs no lock of ours held by a walker; and we drop them on both
+ * sides afterwards. The child then reopens a "%p" timeline under its
  * own pid; the exit report expands "%p" when it is written, so the child's
  * report goes to the child's file by itself.
  *
@@ -59,9 +61,9 @@ static void before_fork(void)
     lt_walks_block();
 }
 
+/* What both sides drop, but the walk gate (each side its own way). */
 static void unlock_after_fork(void)
 {
-    lt_walks_unblock();
     lt_memo_unlock_list();
     lt_symbols_unlock();
     lt_timeline_unlock();
@@ -70,10 +72,15 @@ static void unlock_after_fork(void)
     lt_history_unlock();
 }
 
-static void after_fork_parent(void) { unlock_after_fork(); }
+static void after_fork_parent(void)
+{
+    lt_walks_unblock();
+    unlock_after_fork();
+}
 
 static void after_fork_child(void)
 {
+    lt_walks_unblock_in_child();
     unlock_after_fork();
     lt_timeline_after_fork_child();
 }

@@ -47,3 +47,13 @@ void lt_walks_block(void)
 }
 
 void lt_walks_unblock(void) { atomic_store(&fork_waiting, 0); }
+
+/* In the child only its forking thread exists, walking nothing. A walker
+ * that had counted itself in and was about to back out (it saw the flag
+ * after the fork's check) left its count in the copy: without this the
+ * child's own next fork() would wait for it forever. */
+void lt_walks_unblock_in_child(void)
+{
+    atomic_store(&walks_in_flight, 0);
+    atomic_store(&fork_waiting, 0);
+}
