@@ -211,7 +211,7 @@ int main(void)
     CHECK(ct_live(env.context, &context_after) && context_after.holders == context_before.holders);
     ct_ext ext;
     ct_need_ext(env.platform, &ext);
-    ct_report report;
+    ct_report report = {0};
     ct_collect(ext.report, env.platform, &report); /* retained a freed program before */
     CHECK_EQ_INT(ct_report_count_type(&report, "cl_program"), 2); /* `program` and `unresolved` */
     ct_report_free(&report);
