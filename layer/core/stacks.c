@@ -21,6 +21,7 @@
  * and skips the walk itself.
  */
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,38 @@ typedef struct capture_request {
     int learn;       /* offer the walk to the memo and the slack */
 } capture_request;
 
+/* Set at load when the program runs under LeakSanitizer (ASan, LSan):
+ * walks then stay out of libunwind's thread-local storage. unw_backtrace
+ * keeps its trace cache there, and so do per-thread caches of unwind
+ * rules; it is dynamic TLS here (libunwind comes with liblivetrack, which
+ * a loader dlopen()s), and GCC 12's LeakSanitizer crashes scanning such
+ * TLS on a driver's threads (pocl's workers run event callbacks that
+ * create objects). Stepping frame by frame with the global cache costs
+ * about ten times unw_backtrace's walk (50 against 5 us a new call site
+ * here), which only sanitized runs pay. */
+static int tls_averse;
+
+/* Return addresses from the calling function's own frame outwards, as
+ * unw_backtrace gives them. Inlined, so that the walk starts in the
+ * caller's frame. */
+static inline __attribute__((always_inline)) int walk_stack(void **frames, int max)
+{
+    if (!tls_averse)
+        return unw_backtrace(frames, max);
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&context) != 0 || unw_init_local(&cursor, &context) != 0)
+        return 0;
+    int count = 0;
+    do {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || !ip)
+            break;
+        frames[count++] = (void *)(uintptr_t)ip;
+    } while (count < max && unw_step(&cursor) > 0);
+    return count;
+}
+
 /* The slow half of a capture, when the memo did not answer: walk the
  * stack into `frames` (capture()'s array), intern it, let the memo learn
  * it. The walk starts here, so it is taken one frame deeper and its first
@@ -301,7 +334,7 @@ __attribute__((noinline)) static livetrack_stack_id walk_and_intern(void **frame
     stack_entry *created = NULL;
     atomic_fetch_add_explicit(&full_walks, 1, memory_order_relaxed);
     lt_walk_enter();
-    int count = unw_backtrace(frames, (int)request->key.asked + 1) - 1;
+    int count = walk_stack(frames, (int)request->key.asked + 1) - 1;
     lt_walk_leave();
     if (count < 0)
         count = 0;
@@ -420,11 +453,11 @@ size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out,
     return used;
 }
 
-/* libunwind's default cache of unwind rules is global and guarded by a
- * lock of its own; per-thread caches spare the walks that lock. (Another
- * lock inside unw_step remains, which is why fork() waits at the walk
- * gate: walk_gate.h.) */
+/* Per-thread caches of unwind rules spare the walks the global cache's
+ * lock, except under LeakSanitizer (tls_averse). Either way fork() leaves
+ * no libunwind lock held: it waits at the walk gate (walk_gate.h). */
 __attribute__((constructor)) static void stacks_start(void)
 {
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    tls_averse = dlsym(RTLD_DEFAULT, "__lsan_do_leak_check") != NULL;
+    unw_set_caching_policy(unw_local_addr_space, tls_averse ? UNW_CACHE_GLOBAL : UNW_CACHE_PER_THREAD);
 }
