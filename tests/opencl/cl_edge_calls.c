@@ -167,13 +167,6 @@ static void callback_after_release(cl_context context, cl_command_queue queue)
     MUST(clReleaseEvent(gate));
 }
 
-/* Runs long enough for the program to release everything behind it. */
-static void CL_CALLBACK slow_command(void *args)
-{
-    (void)args;
-    nanosleep(&(struct timespec){0, 200 * 1000000}, NULL);
-}
-
 typedef struct held_report {
     atomic_int done;
     cl_int context_info, retain, queue_info, svm_free_context;
@@ -206,8 +199,9 @@ static void CL_CALLBACK free_with_queue(cl_command_queue queue, cl_uint count, v
     atomic_store(&report->done, 1);
 }
 
-/* The program releases the event, the queue and the context while a slow
- * command keeps them in the driver; the callbacks then use them. */
+/* The program releases the event, the queue and the context while a user
+ * event it still holds keeps their commands waiting; the callbacks run
+ * once it opens, and use them. */
 static void held_for_callbacks(cl_device_id device)
 {
     cl_int err, marker_callback = CL_INVALID_VALUE, svm_free = CL_INVALID_VALUE;
@@ -216,18 +210,20 @@ static void held_for_callbacks(cl_device_id device)
     cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
     MUST(err);
     void *svm = clSVMAlloc(context, CL_MEM_READ_WRITE, 256, 0);
-    int argument = 0;
-    MUST(clEnqueueNativeKernel(queue, slow_command, &argument, sizeof argument, 0, NULL, NULL, 0, NULL, NULL));
+    cl_event gate = clCreateUserEvent(context, &err);
+    MUST(err);
     cl_event marker;
-    MUST(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker));
+    MUST(clEnqueueMarkerWithWaitList(queue, 1, &gate, &marker));
     held_report on_event = {.done = 0}, on_free = {.done = 0};
     marker_callback = clSetEventCallback(marker, CL_COMPLETE, read_event_context, &on_event);
     if (svm)
-        svm_free = clEnqueueSVMFree(queue, 1, &svm, free_with_queue, &on_free, 0, NULL, NULL);
+        svm_free = clEnqueueSVMFree(queue, 1, &svm, free_with_queue, &on_free, 1, &gate, NULL);
     MUST(clFlush(queue));
     MUST(clReleaseEvent(marker));
     MUST(clReleaseCommandQueue(queue));
     MUST(clReleaseContext(context));
+    printf("callbacks before the gate opened: %d\n", atomic_load(&on_event.done) + atomic_load(&on_free.done));
+    MUST(clSetUserEventStatus(gate, CL_COMPLETE));
     printf("held for callbacks: clSetEventCallback = %d, clEnqueueSVMFree = %d (SVM %s)\n", (int)marker_callback,
            (int)svm_free, svm ? "allocated" : "none");
     printf("event callback ran: %d, its context: clGetContextInfo = %d, clRetainContext = %d\n",
@@ -239,6 +235,7 @@ static void held_for_callbacks(cl_device_id device)
         printf("clReleaseCommandQueue(retained in the SVM free) = %d\n", (int)clReleaseCommandQueue(on_free.queue));
     if (on_event.context && on_event.retain == CL_SUCCESS)
         printf("clReleaseContext(retained in the callback) = %d\n", (int)clReleaseContext(on_event.context));
+    MUST(clReleaseEvent(gate));
 }
 
 static void image_named_values(cl_context context, cl_device_id device)
