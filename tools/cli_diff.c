@@ -36,7 +36,9 @@ static void usage(void)
 
 typedef struct site_entry {
     char *key;
-    const json_value *site;
+    const json_value *site;             /* the first of the sites merged */
+    const json_value *const *members;   /* all of them (`site` first) */
+    size_t member_count;
     uint64_t objects; /* merged sites' sums may pass 2^63 */
     uint64_t bytes;   /* unsigned in the report, may pass 2^63 */
 } site_entry;
@@ -71,29 +73,74 @@ static site_entry *collect(const report_file *report, int ignore_lines, size_t *
             continue;
         entries[count].key = report_site_key(site, ignore_lines);
         entries[count].site = site;
+        entries[count].member_count = 1;
         entries[count].objects = (uint64_t)objects;
         entries[count].bytes = json_u64(json_get(site, "bytes"), 0);
         count++;
     }
     qsort(entries, count, sizeof *entries, compare_keys);
+    /* The sites in key order, so that each merged entry's are side by side. */
+    const json_value **members = cli_alloc((count + 1) * sizeof *members);
+    for (size_t i = 0; i < count; i++)
+        members[i] = entries[i].site;
     size_t merged = 0;
     for (size_t i = 0; i < count; i++) {
         if (merged && !strcmp(entries[merged - 1].key, entries[i].key)) {
             entries[merged - 1].objects = cli_add_saturated(entries[merged - 1].objects, entries[i].objects);
             entries[merged - 1].bytes = cli_add_saturated(entries[merged - 1].bytes, entries[i].bytes);
+            entries[merged - 1].member_count++;
             free(entries[i].key);
         } else {
-            entries[merged++] = entries[i];
+            entries[merged] = entries[i];
+            entries[merged++].members = members + i;
         }
     }
+    if (!merged)
+        free(members); /* else entries[0].members is the array, freed with them */
     *count_out = merged;
     return entries;
+}
+
+/* "cl_mem x3, cl_event x2": the types of every site merged into `entry`,
+ * each once, their objects added up. */
+static void merged_types(const site_entry *entry, char *out, size_t size)
+{
+    enum { MAX_TYPES = 32 };
+    const char *names[MAX_TYPES];
+    uint64_t objects[MAX_TYPES];
+    size_t kinds = 0;
+    for (size_t m = 0; m < entry->member_count; m++) {
+        const json_value *types = json_get(entry->members[m], "types");
+        for (size_t i = 0; i < json_count(types); i++) {
+            const char *name = json_str(json_get(json_at(types, i), "type"), "?");
+            uint64_t count = json_u64(json_get(json_at(types, i), "objects"), 0);
+            size_t k = 0;
+            while (k < kinds && strcmp(names[k], name))
+                k++;
+            if (k == kinds && kinds == MAX_TYPES)
+                continue; /* more kinds than anyone reads on one line */
+            if (k == kinds) {
+                names[kinds] = name;
+                objects[kinds++] = 0;
+            }
+            objects[k] = cli_add_saturated(objects[k], count);
+        }
+    }
+    size_t used = 0;
+    if (size)
+        out[0] = '\0';
+    for (size_t k = 0; k < kinds && used < size; k++) {
+        int wrote = snprintf(out + used, size - used, "%s%s x%" PRIu64, k ? ", " : "", names[k], objects[k]);
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
 }
 
 static void free_entries(site_entry *entries, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         free(entries[i].key);
+    if (count)
+        free((void *)entries[0].members);
     free(entries);
 }
 
@@ -170,7 +217,7 @@ int cli_diff(int argc, char **argv)
     for (size_t i = 0; i < added_count; i++) {
         char label[512], types[256];
         report_site_label(added[i].site, label, sizeof label);
-        report_site_types(added[i].site, types, sizeof types);
+        merged_types(&added[i], types, sizeof types);
         units_bytes((double)added[i].bytes, size, sizeof size);
         printf("\nnew: %" PRIu64 " object%s (%s) leaked at %s: %s\n", added[i].objects, plural(added[i].objects),
                size, label, types);

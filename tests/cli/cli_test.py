@@ -330,6 +330,20 @@ def case_fixtures():
     check("its sites list %d leaked objects where its summary counts 23" % listed in result.stderr,
           "report of a cut file: no warning: %r" % result.stderr)
     livetrack("diff", "--ignore-lines", base, json_file, expect=1)
+    # Sites that differ only in their line are one site with --ignore-lines:
+    # its objects and its types are those of both.
+    two_lines = json.load(open(json_file))
+    first = two_lines["sites"][0]
+    frames = [dict(first["frames"][0], line=first["frames"][0]["line"] + 1)] + first["frames"][1:]
+    twin = dict(first, id=first["id"] + 1000, objects=3, bytes=96, frames=frames,
+                types=[{"api": "OpenCL", "type": "cl_mem", "objects": 3, "bytes": 96}])
+    two_lines["sites"] = [first, twin]
+    two_lines["summary"] = dict(two_lines["summary"], leaked_objects=first["objects"] + 3)
+    with open(work("two_lines.json"), "w") as out:
+        json.dump(two_lines, out)
+    out = livetrack("diff", "--ignore-lines", work("empty.json"), work("two_lines.json"), expect=1).stdout
+    check("new: %d objects" % (first["objects"] + 3) in out and "cl_event x%d, cl_mem x3" % first["objects"] in out,
+          "diff --ignore-lines: the merged site's types:\n" + out)
 
     trace = check_trace(livetrack("trace", csv_file, json_file, "-o", work("fixture.trace.json"), expect=0) and
                         work("fixture.trace.json"), leaks=3, misuse=1,
