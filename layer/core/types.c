@@ -74,8 +74,11 @@ livetrack_status livetrack_declare_types(livetrack_domain domain, const char *ap
         lt_out_of_memory("type names");
         return LIVETRACK_NO_MEMORY;
     }
-    for (unsigned i = 0; i < count; i++)
+    for (unsigned i = 0; i < count; i++) {
         names[i] = copy_name(type_names[i]); /* a failed copy reads as "object" */
+        if (type_names[i] && !names[i])
+            lt_out_of_memory("a type name"); /* reports name the type "object": say why */
+    }
     *declared = (domain_names){api_copy, names, count, atomic_load(&declared_lists[domain])};
     /* Two threads declaring the same new set at once may both add it: a
      * duplicate record, harmless. */
