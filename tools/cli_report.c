@@ -25,7 +25,7 @@ static void usage(void)
           "  --by site     by the call site that created them, largest first, with the stack,\n"
           "                example handles and what they keep alive (the default)\n"
           "  --by type     by object type (cl_event, cl_mem, ...)\n"
-          "  --by api      by API (OpenCL, LevelZero, CUDA, User)\n"
+          "  --by api      by API (OpenCL, Level Zero, CUDA, and a program's own)\n"
           "  --top N       only the N largest groups (0, the default: all)\n"
           "  --peak        also the objects live at the peak of live bytes, by call site\n"
           "  -h, --help    show this help\n"
@@ -280,7 +280,7 @@ int cli_report(int argc, char **argv)
         }
     }
     if (!path)
-        cli_fail("no report given (usage: livetrack report FILE.json [--by site|type|api] [--top N])");
+        cli_fail("no report given (usage: livetrack report FILE.json [--by site|type|api] [--top N] [--peak])");
     grouping group = !strcmp(by, "type") ? BY_TYPE : !strcmp(by, "api") ? BY_API : BY_SITE;
 
     report_file report;

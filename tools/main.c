@@ -42,7 +42,7 @@ static void usage(FILE *out)
           "  run     run a program with livetrack armed; its leak report is printed when it exits\n"
           "            livetrack run [OPTIONS] [--] PROGRAM [ARGS...]\n"
           "  report  print a saved JSON report as text, by call site, type or API\n"
-          "            livetrack report FILE.json [--by site|type|api] [--top N]\n"
+          "            livetrack report FILE.json [--by site|type|api] [--top N] [--peak]\n"
           "  diff    the leaks in NEW at call sites that BASE does not have (exit status 1 if any)\n"
           "            livetrack diff BASE.json NEW.json [--ignore-lines]\n"
           "  plot    charts of a run as one self-contained HTML page, or its timeline as SVG\n"
