@@ -21,8 +21,9 @@
  * shared cache line, and no thread ever holds back a release: the flushed
  * totals are never above what is live (they only miss other threads'
  * creates, each less than the flush bounds, and may even go below zero
- * when those are released elsewhere), so a high they show was reached. Holding releases back let another thread's creates count a
- * peak that never was, with a copied set that did not add up to it.
+ * when those are released elsewhere), so a high they show was reached.
+ * Holding releases back let another thread's creates count a peak that
+ * never was, with a copied set that did not add up to it.
  *
  * The peak is exact in a single thread; with several it may be low by
  * other threads' unflushed creates. The copied set is exact (a walk under
@@ -162,8 +163,11 @@ static int same_site(const lt_site_count *entry, const lt_node *node)
 
 /* Group the live set by call site into `set_sites`. Holds every shard
  * lock while it walks; the caller holds `lock` (never taken under a shard
- * lock, so the order is always peak lock, then shards). */
-static void copy_set(uint64_t created)
+ * lock, so the order is always peak lock, then shards). With `only_higher`
+ * the copy replaces the set only if it beats the key: a report's check of
+ * the shards' totals (read without their locks, so possibly a moment that
+ * never was) must not trade an exact set for a lower one. */
+static void copy_set(uint64_t created, int only_higher)
 {
     lt_registry_lock_all();
     size_t live = 0;
@@ -213,6 +217,10 @@ static void copy_set(uint64_t created)
             bytes += table[i].bytes;
             table[kept++] = table[i]; /* compact in place: kept <= i */
         }
+    if (only_higher && !beats_key(bytes, objects)) {
+        lt_free(table);
+        return;
+    }
     lt_free(set_sites);
     set_sites = table;
     set_count = kept;
@@ -248,7 +256,7 @@ void lt_peak_before_death(void)
         uint64_t created = lt_created_count(), live, bytes;
         lt_registry_live_totals(&live, &bytes);
         if (created - set_created >= live)
-            copy_set(created);
+            copy_set(created, 0);
     }
     lt_spin_unlock(&lock);
 }
@@ -287,9 +295,11 @@ int lt_peak_get(lt_peak_info *out)
     lt_registry_live_totals(&objects, &bytes);
     int at_key = bytes == atomic_load_explicit(&key_bytes, memory_order_relaxed) &&
                  objects == atomic_load_explicit(&key_objects, memory_order_relaxed);
-    if ((!set_current && at_key) || beats_key(bytes, objects)) {
+    if (!set_current && (at_key || beats_key(bytes, objects))) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
-        copy_set(lt_created_count());
+        copy_set(lt_created_count(), 0);
+    } else if (beats_key(bytes, objects)) {
+        copy_set(lt_created_count(), 1);
     }
     lt_peak_marks(&out->objects, &out->bytes); /* after copy_set, which may raise them */
     out->approximate = !set_current || set_approximate;

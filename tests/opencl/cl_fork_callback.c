@@ -1,6 +1,6 @@
 /*
  * fork() while another thread is inside clSetEventCallback, in the layer's
- * list of pending callbacks (wrap_event_callbacks.c). The child must not
+ * list of pending callbacks (wrap_callbacks.c). The child must not
  * inherit that list's lock held: its own clSetEventCallback would wait
  * for a thread it does not have.
  *
