@@ -70,7 +70,7 @@ void report_load(const char *path, report_file *out)
     const json_value *sites = json_get(out->root, "sites");
     for (size_t i = 0; i < json_count(sites); i++)
         if (!json_bool(json_get(json_at(sites, i), "suppressed"), 0))
-            listed += json_u64(json_get(json_at(sites, i), "objects"), 0);
+            listed = cli_add_saturated(listed, json_u64(json_get(json_at(sites, i), "objects"), 0));
     uint64_t leaked = json_u64(json_path(out->root, "summary.leaked_objects"), 0);
     if (listed != leaked)
         cli_warn("%s: its sites list %" PRIu64 " leaked objects where its summary counts %" PRIu64
