@@ -172,6 +172,8 @@ int cli_diff(int argc, char **argv)
     report_file base, new_report;
     report_load(paths[0], &base);
     report_load(paths[1], &new_report);
+    if (base.leaks_unknown || new_report.leaks_unknown)
+        cli_fail("cannot compare %s: its leaks are not known", base.leaks_unknown ? paths[0] : paths[1]);
     size_t base_count, new_count;
     site_entry *base_sites = collect(&base, ignore_lines, &base_count);
     site_entry *new_sites = collect(&new_report, ignore_lines, &new_count);

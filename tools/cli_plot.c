@@ -877,7 +877,7 @@ int cli_plot(int argc, char **argv)
     timeline t;
     if (!timeline_read(csv_path, &t, error, sizeof error))
         cli_fail("cannot read %s: %s", csv_path, error);
-    report_file report = {NULL, NULL, NULL};
+    report_file report = {NULL, NULL, NULL, 0};
     if (json_path_arg)
         report_load(json_path_arg, &report);
 

@@ -147,6 +147,10 @@ static void print_summary(const report_file *report)
     int64_t misuse = field(summary, "misuse_count");
     if (misuse)
         printf("  %" PRId64 " misused call%s (listed at the end)\n", misuse, plural(misuse));
+    if (!json_bool(json_get(summary, "leaks_known"), 1))
+        printf("  leaked objects not known: %" PRId64 " objects were live (livetrack ran out of memory for the "
+               "report)\n",
+               field(summary, "live_objects"));
     if (json_bool(json_get(summary, "incomplete"), 0))
         printf("  tracking was incomplete (livetrack ran out of memory): objects may be missing\n");
     if (call_sites_off(root))

@@ -166,7 +166,7 @@ int cli_trace(int argc, char **argv)
     timeline t;
     if (!timeline_read(csv_path, &t, error, sizeof error))
         cli_fail("cannot read %s: %s", csv_path, error);
-    report_file report = {NULL, NULL, NULL};
+    report_file report = {NULL, NULL, NULL, 0};
     if (report_path)
         report_load(report_path, &report);
 

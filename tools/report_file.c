@@ -76,6 +76,13 @@ void report_load(const char *path, report_file *out)
         cli_warn("%s: its sites list %" PRIu64 " leaked objects where its summary counts %" PRIu64
                  "; the file may have been edited or cut",
                  path, listed, leaked);
+    /* livetrack had no memory for its report: the leak counts are not 0,
+     * they are not known. */
+    out->leaks_unknown = !json_bool(json_path(out->root, "summary.leaks_known"), 1);
+    if (out->leaks_unknown)
+        cli_warn("%s: which of its %" PRIu64 " live objects leaked is not known (livetrack ran out of memory for "
+                 "the report)",
+                 path, json_u64(json_path(out->root, "summary.live_objects"), 0));
     int64_t version = json_int(json_get(out->root, "version"), 0);
     if (version > REPORT_VERSION)
         cli_warn("%s: report version %" PRId64 " is newer than this livetrack reads (%d); reading what it knows",

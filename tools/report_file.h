@@ -17,6 +17,7 @@ typedef struct report_file {
     const char *path;
     json_document *document;
     const json_value *root;
+    int leaks_unknown; /* "leaks_known": false: no leak counts, only live objects */
 } report_file;
 
 /* Loads and checks `path`; cli_fail()s (exit 2) when it cannot be read or

@@ -186,13 +186,18 @@ static void put_summary(FILE *out, const lt_report_model *model)
     fprintf(out,
             "  \"summary\": {\"leaked_objects\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
             ", \"kept_alive_objects\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
-            ", \"suppressed_bytes\": %" PRIu64 ", \"live_objects\": %zu, \"created_objects\": %" PRIu64
+            ", \"suppressed_bytes\": %" PRIu64 ", \"live_objects\": %" PRIu64 ", \"created_objects\": %" PRIu64
             ", \"misuse_count\": %" PRIu64 ", \"incomplete\": ",
             model->leaked_objects, model->leaked_bytes, model->kept_objects, model->suppressed_objects,
-            model->suppressed_bytes, model->count, model->stats.created, model->stats.misuse);
+            model->suppressed_bytes, model->snapshot ? (uint64_t)model->count : model->stats.live_objects,
+            model->stats.created, model->stats.misuse);
     lt_json_bool(out, model->stats.incomplete || !model->snapshot);
-    fprintf(out, ", \"unique_stacks\": %" PRIu64 ", \"call_sites\": %zu},\n", model->stats.unique_stacks,
-            model->reported_sites);
+    fprintf(out, ", \"unique_stacks\": %" PRIu64 ", \"call_sites\": %zu, \"leaks_known\": ",
+            model->stats.unique_stacks, model->reported_sites);
+    /* No report of the live set could be made (out of memory): the leak
+     * counts are 0 only because nothing was looked at. */
+    lt_json_bool(out, model->snapshot != NULL);
+    fputs_unlocked("},\n", out);
 }
 
 static void put_totals(FILE *out, const lt_report_model *model)

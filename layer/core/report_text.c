@@ -181,7 +181,7 @@ static void print_summary(FILE *out, const lt_report_model *model)
         fputs("livetrack: tracking was incomplete (livetrack ran out of memory): objects may be missing\n", out);
     lt_format_bytes(model->leaked_bytes, size, sizeof size);
     if (!model->snapshot) {
-        fprintf(out, "livetrack: total: not known, %" PRIu64 " object%s live\n", model->stats.live_objects,
+        fprintf(out, "livetrack: total: not known, %" PRIu64 " object%s live in all\n", model->stats.live_objects,
                 plural(model->stats.live_objects));
         return;
     }
@@ -240,8 +240,8 @@ void lt_report_write_text(FILE *out, lt_report_model *model, unsigned flags)
     fputc('\n', out);
     if (!model->snapshot)
         fprintf(out,
-                "livetrack: no snapshot of the live objects could be taken (out of memory): %" PRIu64
-                " object%s live, which of them leaked is not known\n",
+                "livetrack: no report of the live objects could be made (out of memory): %" PRIu64
+                " object%s live in all, which of them leaked is not known\n",
                 model->stats.live_objects, plural(model->stats.live_objects));
     if (!model->call_sites && model->reported_sites)
         fputs("livetrack: call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type\n", out);

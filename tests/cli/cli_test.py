@@ -322,6 +322,20 @@ def case_fixtures():
             result = livetrack(*argv, expect=2)
             check(result.stderr.count("\n") == 1 and problem in result.stderr,
                   "livetrack %s on a damaged report: %r" % (argv[0], result.stderr))
+    # A report livetrack had no memory to make: its leaks are not known,
+    # not none. report says so; diff refuses to compare either way round.
+    unknown = dict(whole, sites=[], objects=[],
+                   summary=dict(whole["summary"], leaked_objects=0, leaked_bytes=0, live_objects=1500,
+                                leaks_known=False))
+    with open(work("unknown.json"), "w") as out:
+        json.dump(unknown, out)
+    result = livetrack("report", work("unknown.json"), expect=0)
+    check("leaked objects not known: 1500 objects were live" in result.stdout and
+          "which of its 1500 live objects leaked is not known" in result.stderr,
+          "report of a report whose leaks are not known:\n" + result.stdout + result.stderr)
+    for pair in ((base, work("unknown.json")), (work("unknown.json"), base)):
+        result = livetrack("diff", *pair, expect=2)
+        check("its leaks are not known" in result.stderr, "diff with leaks not known: %r" % result.stderr)
     cut = dict(whole, sites=whole["sites"][1:])
     with open(work("cut.json"), "w") as out:
         json.dump(cut, out)

@@ -11,8 +11,8 @@
  *    Kth on, for a spread of K, and with only the Kth failing. --all
  *    tries every K (labelled long).
  * 2. The exit report's snapshot failing, and only that: which live
- *    objects leaked is not known, the report says so (not "0 leaked"),
- *    and LIVETRACK_EXIT_CODE fails the run.
+ *    objects leaked is not known, the text and the JSON say so (not
+ *    "0 leaked"), and LIVETRACK_EXIT_CODE fails the run.
  * 3. With a layer and an OpenCL program: the program's stdout and exit
  *    status are the same as without injected failures, and the layer
  *    refuses none of its calls.
@@ -166,11 +166,15 @@ static void snapshot_fault_at_exit(void)
           sscanf(summary, "LIVETRACK_FAULT_ALLOC_AFTER: %ld allocations, %ld failed", &allocations, &failed) == 2 &&
           failed == 0);
     rel_run_free(&counted);
+    const char *dir = rel_tmpdir("oom-snapshot");
+    char json_env[512], json_path[512];
+    snprintf(json_env, sizeof json_env, "LIVETRACK_JSON=%s/report.json", dir);
+    snprintf(json_path, sizeof json_path, "%s/report.json", dir);
     int snapshot_failed = 0;
     for (long k = allocations - 8; k <= allocations + 8; k++) {
         char fault_env[64];
         snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%ld", k);
-        const char *env[] = {fault_env, "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_EXIT_CODE=23", NULL};
+        const char *env[] = {fault_env, "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_EXIT_CODE=23", json_env, NULL};
         rel_run run = rel_spawn(argv, env, 60);
         /* the workload had its memory; the exit report's snapshot had none */
         if (strstr(run.out, "out of memory 0,") && strstr(run.out, "incomplete 0,") &&
@@ -180,13 +184,22 @@ static void snapshot_fault_at_exit(void)
             CHECK(rel_exited(&run, 23));
             CHECK_EQ_INT(rel_count(run.err, "livetrack: leaked objects not known at exit of pid"), 1);
             CHECK_EQ_INT(rel_count(run.err, "livetrack: tracking was incomplete"), 1);
-            CHECK_EQ_INT(rel_count(run.err, "livetrack: total: not known, 1500 objects live"), 1);
+            CHECK_EQ_INT(rel_count(run.err, "livetrack: total: not known, 1500 objects live in all"), 1);
+            /* The JSON is written after the text: only when its own
+             * allocations had memory. */
+            char *json = rel_read_file(json_path);
+            if (json && strstr(json, "\"summary\""))
+                CHECK(strstr(json, "\"live_objects\": 1500,") && strstr(json, "\"leaks_known\": false}"));
+            free(json);
+            unlink(json_path);
             if (check_failed != failed_before)
                 rel_dump("the exit report's snapshot out of memory", &run);
         }
         rel_run_free(&run);
     }
     CHECK(snapshot_failed > 0);
+    if (!check_failed)
+        rel_rmdir(dir);
 }
 
 /* ---- OpenCL ----------------------------------------------------------------------------- */
