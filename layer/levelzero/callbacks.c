@@ -205,11 +205,17 @@ static void ZE_APICALL ModuleDynamicLink_before(CALLBACK_ARGS(ze_module_dynamic_
     remember_build_log(params->pphLinkLog);
 }
 
+/* The driver owning the modules of a call (the first one's). */
+static const void *owner_of_modules(const uint32_t *count, ze_module_handle_t *const *modules)
+{
+    return ltze_owner_of(*count && *modules ? (*modules)[0] : NULL);
+}
+
 static void ZE_APICALL ModuleDynamicLink_created(CALLBACK_ARGS(ze_module_dynamic_link_params_t))
 {
     UNUSED_CALLBACK_ARGS;
-    ze_module_handle_t first_module = *params->pnumModules && *params->pphModules ? (*params->pphModules)[0] : NULL;
-    record_build_log("zeModuleDynamicLink", params->pphLinkLog, result, ltze_owner_of(first_module));
+    record_build_log("zeModuleDynamicLink", params->pphLinkLog, result,
+                     owner_of_modules(params->pnumModules, params->pphModules));
 }
 
 /* The linkage report, like a link log, belongs to the modules' driver. */
@@ -223,8 +229,8 @@ static void ZE_APICALL ModuleInspectLinkageExt_before(CALLBACK_ARGS(ze_module_in
 static void ZE_APICALL ModuleInspectLinkageExt_created(CALLBACK_ARGS(ze_module_inspect_linkage_ext_params_t))
 {
     UNUSED_CALLBACK_ARGS;
-    ze_module_handle_t first_module = *params->pnumModules && *params->pphModules ? (*params->pphModules)[0] : NULL;
-    record_build_log("zeModuleInspectLinkageExt", params->pphLog, result, ltze_owner_of(first_module));
+    record_build_log("zeModuleInspectLinkageExt", params->pphLog, result,
+                     owner_of_modules(params->pnumModules, params->pphModules));
 }
 
 /* ---- registration ------------------------------------------------------------- */

@@ -87,6 +87,16 @@ static void *create_for_others(void *unused)
     return NULL;
 }
 
+/* `count` objects made and released by the main thread: an exact peak of
+ * `count`, every push done. */
+static void exact_first_peak(uint64_t count)
+{
+    for (uint64_t i = 0; i < count; i++)
+        make(0x20000 + i * 16);
+    for (uint64_t i = 0; i < count; i++)
+        release(0x20000 + i * 16);
+}
+
 static void run_while_held(void *(*body)(void *), pthread_t *thread)
 {
     CHECK(pthread_create(thread, NULL, body, NULL) == 0);
@@ -155,10 +165,7 @@ static void scenario_released(void)
 
 static void scenario_held(void)
 {
-    for (uint64_t i = 0; i < FIRST_PEAK_OBJECTS; i++)
-        make(0x20000 + i * 16);
-    for (uint64_t i = 0; i < FIRST_PEAK_OBJECTS; i++)
-        release(0x20000 + i * 16);
+    exact_first_peak(FIRST_PEAK_OBJECTS);
     pthread_t thread;
     run_while_held(create_and_hold, &thread);
     for (uint64_t i = 0; i < MAIN_AFTER_HOLDER; i++)
@@ -189,10 +196,7 @@ static void scenario_held(void)
 
 static void scenario_elsewhere(void)
 {
-    for (uint64_t i = 0; i < FIRST_OF_ELSEWHERE; i++)
-        make(0x20000 + i * 16);
-    for (uint64_t i = 0; i < FIRST_OF_ELSEWHERE; i++)
-        release(0x20000 + i * 16);
+    exact_first_peak(FIRST_OF_ELSEWHERE);
     pthread_t thread;
     run_while_held(create_for_others, &thread);
     for (uint64_t i = 0; i < MADE_ELSEWHERE; i++)
