@@ -97,12 +97,13 @@ __attribute__((destructor)) static void exit_report(void)
      * known. Say so, and let LIVETRACK_EXIT_CODE fail the run rather than
      * pass it on a guess. */
     int leaks_unknown = !model.snapshot && model.stats.live_objects;
-    if (text && (model.leaked_objects || leaks_unknown || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
+    int some_leaks = model.leaked_objects || leaks_unknown;
+    if (text && (some_leaks || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
         report_file out = {NULL, NULL, ""};
         if (settings->output)
             out = open_output(settings->output, "report", 1);
         FILE *file = out.file ? out.file : stderr;
-        if (model.leaked_objects || leaks_unknown || (flags & LIVETRACK_REPORT_ALWAYS))
+        if (some_leaks || (flags & LIVETRACK_REPORT_ALWAYS))
             lt_report_write_text(file, &model, flags);
         else
             lt_report_write_peak_text(file, &model);

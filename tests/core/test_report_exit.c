@@ -243,9 +243,9 @@ static void test_outputs(void)
     expect_status(&child, 23, "outputs on a full disk");
     CHECK_EQ_INT(
         rt_count_lines(child.err, "livetrack: writing the report to \"/dev/full\" failed: No space left on device"), 1);
-    CHECK_EQ_INT(
-        rt_count_lines(child.err, "livetrack: writing the JSON report to \"/dev/full\" failed: No space left on device"),
-        1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: writing the JSON report to \"/dev/full\" failed: No space left "
+                                           "on device"),
+                 1);
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: writing the timeline to \"/dev/full\" failed: No space left on "
                                            "device; no more rows are written"),
                  1);

@@ -54,9 +54,9 @@ int main(void)
     int status = 0;
     CHECK(waitpid(child, &status, 0) == child);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "the child %s %d: its clSetEventCallback %s\n", WIFSIGNALED(status) ? "died of signal" : "exited",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-                WIFSIGNALED(status) ? "hung" : "failed");
+        fprintf(stderr, "the child %s %d: its clSetEventCallback %s\n",
+                WIFSIGNALED(status) ? "died of signal" : "exited",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), WIFSIGNALED(status) ? "hung" : "failed");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     pthread_join(thread, NULL);
 

@@ -54,7 +54,8 @@ int main(void)
     int status = 0;
     CHECK(waitpid(child, &status, 0) == child);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "the child %s %d: its first stack capture hung\n", WIFSIGNALED(status) ? "died of signal" : "exited",
+        fprintf(stderr, "the child %s %d: its first stack capture hung\n",
+                WIFSIGNALED(status) ? "died of signal" : "exited",
                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     pthread_join(walker, NULL);
