@@ -134,7 +134,8 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
         lt_diag("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed", path,
                 strerror(read_error));
     else if (read_error)
-        lt_diag("%s:%u: cannot read on: %s; the rest of the file is ignored", path, number, strerror(read_error));
+        lt_diag("%s:%u: reading failed after this line: %s; the rest of the file is ignored", path, number,
+                strerror(read_error));
     free(line); /* getline's buffer comes from malloc */
     fclose(file);
     return out->count;
