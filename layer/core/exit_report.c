@@ -93,11 +93,8 @@ __attribute__((destructor)) static void exit_report(void)
     if (settings->exit_report == LT_EXIT_REPORT_ALWAYS)
         flags |= LIVETRACK_REPORT_ALWAYS;
 
-    /* Out of memory for the snapshot: which live objects leaked is not
-     * known. Say so, and let LIVETRACK_EXIT_CODE fail the run rather than
-     * pass it on a guess. */
-    int leaks_unknown = !model.snapshot && model.stats.live_objects;
-    int some_leaks = model.leaked_objects || leaks_unknown;
+    /* Leaks not known (out of memory for the snapshot) are said too. */
+    int some_leaks = lt_report_model_leaks_to_count(&model) != 0;
     if (text && (some_leaks || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
         report_file out = {NULL, NULL, ""};
         if (settings->output)
@@ -117,7 +114,7 @@ __attribute__((destructor)) static void exit_report(void)
             close_output(&out, "JSON report");
         }
     }
-    uint64_t leaked = leaks_unknown ? model.stats.live_objects : model.leaked_objects;
+    uint64_t leaked = lt_report_model_leaks_to_count(&model);
     lt_report_model_free(&model);
     if (settings->exit_code && leaked) {
         /* As LeakSanitizer does: everything is written, then the status

@@ -48,11 +48,7 @@ size_t livetrack_write_report(FILE *out, livetrack_format format, unsigned flags
     }
     lt_report_model model;
     lt_report_model_build(&model, since_mark);
-    /* Out of memory for the report: which live objects leaked is not
-     * known, and the caller is not told "none" (the exit report and
-     * LIVETRACK_EXIT_CODE do the same). */
-    int leaks_unknown = !model.snapshot && model.stats.live_objects;
-    size_t leaked = (size_t)(leaks_unknown ? model.stats.live_objects : model.leaked_objects);
+    size_t leaked = (size_t)lt_report_model_leaks_to_count(&model);
     if (out) {
         if (format == LIVETRACK_FORMAT_JSON)
             lt_report_write_json(out, &model, flags);

@@ -440,6 +440,12 @@ int lt_report_model_build(lt_report_model *model, uint64_t since_mark)
     return 1;
 }
 
+uint64_t lt_report_model_leaks_to_count(const lt_report_model *model)
+{
+    /* No look at the live set (out of memory): which objects leaked is not known. */
+    return model->snapshot ? model->leaked_objects : model->stats.live_objects;
+}
+
 void lt_report_model_free(lt_report_model *model)
 {
     for (size_t i = 0; i < model->site_count; i++)

@@ -87,6 +87,10 @@ void lt_report_model_init(lt_report_model *model);
  * model->snapshot is NULL); free it either way. */
 int lt_report_model_build(lt_report_model *model, uint64_t since_mark);
 void lt_report_model_free(lt_report_model *model);
+/* The leaks LIVETRACK_EXIT_CODE and livetrack_write_report go by: the
+ * leaked objects, or every live object when that is not known, so that a
+ * run asked to fail on leaks does not pass on a guess. */
+uint64_t lt_report_model_leaks_to_count(const lt_report_model *model);
 
 /* The live set at the peak, grouped like the leaks (report_peak.c).
  * Returns 0 when livetrack has no peak to show. */
