@@ -7,7 +7,7 @@
  * come here first). Once armed, the first lock taken from a module whose
  * file name contains the armed name is kept for the armed time after it
  * is taken, and mutex_holder_wait() in another thread returns when that
- * has begun.
+ * has begun. mutex_holder_child_ok() judges a child forked in that window.
  */
 #ifndef LIVETRACK_TESTS_MUTEX_HOLDER_H
 #define LIVETRACK_TESTS_MUTEX_HOLDER_H
@@ -15,8 +15,10 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 typedef int (*mutex_holder_lock_fn)(pthread_mutex_t *);
@@ -76,6 +78,24 @@ static inline int mutex_holder_wait(unsigned timeout_ms)
     for (unsigned waited = 0; !atomic_load(&mutex_holder_held) && waited < timeout_ms; waited++)
         nanosleep(&pause, NULL);
     return atomic_load(&mutex_holder_held);
+}
+
+/* Waits for a child forked while the lock was held, which exits 0 when
+ * `what` worked; else says how it ended ("hung" when its alarm killed it)
+ * and returns 0. */
+static inline int mutex_holder_child_ok(pid_t child, const char *what)
+{
+    int status = 0;
+    if (child <= 0 || waitpid(child, &status, 0) != child) {
+        fprintf(stderr, "the child forked to test %s could not be waited for\n", what);
+        return 0;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 1;
+    fprintf(stderr, "the child %s %d: %s %s\n", WIFSIGNALED(status) ? "died of signal" : "exited",
+            WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), what,
+            WIFSIGNALED(status) ? "hung" : "failed");
+    return 0;
 }
 
 #endif

@@ -50,14 +50,7 @@ int main(void)
         cl_int status = clSetEventCallback(user_event, CL_COMPLETE, count_callback, NULL);
         _exit(status == CL_SUCCESS ? 0 : 3);
     }
-    CHECK(child > 0);
-    int status = 0;
-    CHECK(waitpid(child, &status, 0) == child);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "the child %s %d: its clSetEventCallback %s\n",
-                WIFSIGNALED(status) ? "died of signal" : "exited",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), WIFSIGNALED(status) ? "hung" : "failed");
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(mutex_holder_child_ok(child, "its clSetEventCallback"));
     pthread_join(thread, NULL);
 
     /* The parent's callback still runs. */

@@ -50,14 +50,7 @@ int main(void)
         pthread_join(thread, NULL);
         _exit(0);
     }
-    CHECK(child > 0);
-    int status = 0;
-    CHECK(waitpid(child, &status, 0) == child);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        fprintf(stderr, "the child %s %d: its first stack capture hung\n",
-                WIFSIGNALED(status) ? "died of signal" : "exited",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(mutex_holder_child_ok(child, "its first stack capture"));
     pthread_join(walker, NULL);
     return check_summary("reliability.fork_walk");
 }
