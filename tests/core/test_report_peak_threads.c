@@ -140,6 +140,21 @@ static int read_peak_report(peak_text *out, char **text)
     return 1;
 }
 
+/* The peak report says `objects` and lists sites adding up to them (shown
+ * when a check failed); returns what it read. */
+static peak_text expect_peak_report(uint64_t objects)
+{
+    peak_text peak;
+    char *text;
+    CHECK(read_peak_report(&peak, &text));
+    CHECK_EQ_INT(peak.objects, objects);
+    CHECK_EQ_INT(peak.listed_objects, objects);
+    if (check_failed)
+        fprintf(stderr, "---- the peak report:\n%s---- end\n", text);
+    free(text);
+    return peak;
+}
+
 static void scenario_released(void)
 {
     pthread_t thread;
@@ -151,15 +166,7 @@ static void scenario_released(void)
     livetrack_get_stats(&stats);
     CHECK_EQ_INT(stats.peak_objects, RELEASER_OBJECTS);
     CHECK_EQ_INT(stats.peak_bytes, RELEASER_OBJECTS * OBJECT_BYTES);
-    peak_text peak;
-    char *text;
-    CHECK(read_peak_report(&peak, &text));
-    CHECK_EQ_INT(peak.objects, RELEASER_OBJECTS);
-    CHECK_EQ_INT(peak.listed_objects, RELEASER_OBJECTS);
-    CHECK(!peak.approximate);
-    if (check_failed)
-        fprintf(stderr, "---- the peak report:\n%s---- end\n", text);
-    free(text);
+    CHECK(!expect_peak_report(RELEASER_OBJECTS).approximate);
     let_exit(thread);
 }
 
@@ -207,23 +214,14 @@ static void scenario_elsewhere(void)
     livetrack_get_stats(&stats);
     CHECK_EQ_INT(stats.peak_objects, FIRST_OF_ELSEWHERE);
     CHECK_EQ_INT(stats.peak_bytes, FIRST_OF_ELSEWHERE * OBJECT_BYTES);
-    peak_text peak;
-    char *text;
-    CHECK(read_peak_report(&peak, &text));
-    CHECK_EQ_INT(peak.objects, FIRST_OF_ELSEWHERE);
-    CHECK_EQ_INT(peak.listed_objects, FIRST_OF_ELSEWHERE);
-    if (check_failed)
-        fprintf(stderr, "---- the peak report:\n%s---- end\n", text);
-    free(text);
+    expect_peak_report(FIRST_OF_ELSEWHERE);
     /* A real peak above the first still counts. The shared totals stay
      * low by the other thread's creates until it pushes them (at most a
      * batch), so the report, which counts the shards while the program is
      * at its peak, is what finds it. */
     for (uint64_t i = 0; i <= FIRST_OF_ELSEWHERE; i++)
         make(0x70000 + i * 16);
-    CHECK(read_peak_report(&peak, &text));
-    CHECK_EQ_INT(peak.objects, FIRST_OF_ELSEWHERE + 1);
-    free(text);
+    expect_peak_report(FIRST_OF_ELSEWHERE + 1);
     livetrack_get_stats(&stats);
     CHECK_EQ_INT(stats.peak_objects, FIRST_OF_ELSEWHERE + 1);
     let_exit(thread);
