@@ -13,7 +13,9 @@
  * 2. The exit report's snapshot failing, and only that: which live
  *    objects leaked is not known, the text and the JSON say so (not
  *    "0 leaked"), and LIVETRACK_EXIT_CODE fails the run.
- * 3. With a layer and an OpenCL program: the program's stdout and exit
+ * 3. Declaring types with one allocation failing: the whole set or
+ *    one name is lost, and the message says which.
+ * 4. With a layer and an OpenCL program: the program's stdout and exit
  *    status are the same as without injected failures, and the layer
  *    refuses none of its calls.
  */
@@ -77,6 +79,18 @@ static int workload(void)
     printf("created %zu, out of memory %zu, other %zu, mismatches %zu, incomplete %d, live %llu\n", ok, no_memory,
            wrong, mismatches, stats.incomplete, (unsigned long long)stats.live_objects);
     return wrong || mismatches || (no_memory && !stats.incomplete) ? 1 : 0;
+}
+
+/* The child of type_name_faults: declares three types and prints what
+ * the declaration returned and the name each type reads as. */
+static int declare_types(void)
+{
+    livetrack_status status = livetrack_declare_types(LIVETRACK_DOMAIN_USER, "oomtest", type_names, 3);
+    printf("status %d names", (int)status);
+    for (livetrack_type type = 0; type < 3; type++)
+        printf(" %s", livetrack_type_name(LIVETRACK_DOMAIN_USER, type));
+    printf("\n");
+    return 0;
 }
 
 /* ---- the driver ------------------------------------------------------------------------ */
@@ -202,6 +216,50 @@ static void snapshot_fault_at_exit(void)
         rel_rmdir(dir);
 }
 
+/* Only the Kth allocation failing, for every K until the declaration
+ * and everything before it have their memory: a failure in the set's
+ * record loses the set ("type names", LIVETRACK_NO_MEMORY), one in a
+ * name's copy loses that name, which then reads "object" ("a type
+ * name"). Either way the message says which; nothing else is lost. */
+static void type_name_faults(void)
+{
+    char *argv[] = {(char *)rel_self(), "types", NULL};
+    unsigned set_lost = 0, name_lost = 0;
+    for (int k = 0; k < 64; k++) {
+        char fault_env[64];
+        snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%d:1", k);
+        const char *env[] = {fault_env, "LIVETRACK_EXIT_REPORT=off", NULL};
+        rel_run run = rel_spawn(argv, env, 60);
+        int failed_before = check_failed;
+        CHECK(rel_exited(&run, 0));
+        int set_message = strstr(run.err, "out of memory allocating type names:") != NULL;
+        int name_message = strstr(run.err, "out of memory allocating a type name:") != NULL;
+        size_t objects = rel_count(run.out, " object");
+        int declared = strstr(run.out, "status 0 names") != NULL;
+        if (set_message) { /* the set is lost: the types have no names */
+            set_lost++;
+            CHECK(!declared && objects == 3);
+        } else if (name_message) { /* one name is lost, the others kept */
+            name_lost++;
+            CHECK(declared && objects == 1);
+        } else { /* this K failed something else: the names are whole */
+            CHECK(declared && strstr(run.out, "names oom_ctx oom_mem oom_event\n"));
+        }
+        int untouched = strstr(run.err, "LIVETRACK_FAULT_ALLOC_AFTER: ") && strstr(run.err, " 0 failed");
+        if (check_failed != failed_before) {
+            snprintf(fault_env, sizeof fault_env, "types with LIVETRACK_FAULT_ALLOC_AFTER=%d:1", k);
+            rel_dump(fault_env, &run);
+        }
+        rel_run_free(&run);
+        if (untouched)
+            break;
+    }
+    /* the set's record, its name array and the API's name; three names */
+    CHECK_EQ_INT(set_lost, 3);
+    CHECK_EQ_INT(name_lost, 3);
+    printf("types: the set lost in %u runs, one name in %u\n", set_lost, name_lost);
+}
+
 /* ---- OpenCL ----------------------------------------------------------------------------- */
 
 static void opencl_faults(const char *layer, const char *program)
@@ -244,9 +302,12 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "workload"))
         return workload();
+    if (argc > 1 && !strcmp(argv[1], "types"))
+        return declare_types();
     int every_k = argc > 1 && !strcmp(argv[1], "--all");
     registry_faults(every_k);
     snapshot_fault_at_exit();
+    type_name_faults();
     if (argc > 2 + every_k)
         opencl_faults(argv[1 + every_k], argv[2 + every_k]);
     return check_summary(every_k ? "reliability.oom_every_allocation" : "reliability.oom");
