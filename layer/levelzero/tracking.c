@@ -132,8 +132,13 @@ void ltze_check_live(const char *call, ltze_type type, const void *handle)
 
 /* "ze_mem 0x1000, ze_event_pool_handle_t 0x2000 and 4 more": the live
  * objects that hold `parent`. Only on the misuse path: it walks a
- * snapshot of the whole live set. Returns how many there are. */
-static size_t describe_children(uint64_t parent, char *out, size_t size)
+ * snapshot of the whole live set. Returns how many there are.
+ *
+ * Children name their parent by handle, and a handle comes back: a
+ * context destroyed with live children stays recorded while the driver
+ * gives its address to the next context. A child is made after its
+ * parent, so those made before this parent are another one's. */
+static size_t describe_children(const livetrack_object *parent, char *out, size_t size)
 {
     size_t found = 0, used = 0;
     out[0] = '\0';
@@ -141,7 +146,8 @@ static size_t describe_children(uint64_t parent, char *out, size_t size)
     size_t count = snapshot ? livetrack_snapshot_count(snapshot) : 0;
     for (size_t i = 0; i < count; i++) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
-        if (object->parents[0] != parent && object->parents[1] != parent)
+        if ((object->parents[0] != parent->handle && object->parents[1] != parent->handle) ||
+            object->seq < parent->seq)
             continue;
         if (found < EXAMPLE_CHILDREN && used < size) {
             int wrote = snprintf(out + used, size - used, "%s%s 0x%llx", found ? ", " : "",
@@ -156,12 +162,13 @@ static size_t describe_children(uint64_t parent, char *out, size_t size)
     return found;
 }
 
-static void report_live_children(const char *call, ltze_type type, const void *handle, uint32_t holders)
+static void report_live_children(const char *call, ltze_type type, const void *handle,
+                                 const livetrack_object *object)
 {
     char children[160];
-    size_t found = describe_children(ltze_key(handle), children, sizeof children);
+    size_t found = describe_children(object, children, sizeof children);
     if (!found) /* they went while we looked */
-        found = holders;
+        found = object->holders;
     livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
                                "%s(%p): %s destroyed while %zu object%s created from it %s live%s%s%s", call, handle,
                                type_names[type], found, found == 1 ? "" : "s", found == 1 ? "is" : "are",
@@ -220,7 +227,7 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
                                    "%s(%p, %p, %zu): the %s has %llu bytes, not the %zu named", call, context, handle,
                                    *size, type_names[type], (unsigned long long)object.bytes, *size);
     if (object.holders)
-        report_live_children(call, type, handle, object.holders);
+        report_live_children(call, type, handle, &object);
     for (int i = 0; i < 2; i++)
         pending.parent_keepers[i] =
             object.parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_LEVEL_ZERO, object.parents[i]) : NULL;

@@ -246,6 +246,34 @@ int main(void)
         CHECK(mentions("live again"));
     }
 
+    /* A context destroyed with a live sampler stays recorded, and the
+     * test driver gives its address to the next context at once. That
+     * one destroyed with a queue of its own names the queue only. */
+    {
+        ze_context_handle_t first, second;
+        CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &first), 0);
+        ze_sampler_handle_t sampler;
+        CHECK_EQ_INT(zeSamplerCreate(first, device, &zt_sampler_desc, &sampler), 0);
+        begin();
+        CHECK_EQ_INT(zeContextDestroy(first), 0);
+        end(1, __LINE__);
+        CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &second), 0);
+        CHECK(second == first);
+        ze_command_queue_handle_t queue;
+        CHECK_EQ_INT(zeCommandQueueCreate(second, device, &zt_queue_desc, &queue), 0);
+        begin();
+        CHECK_EQ_INT(zeContextDestroy(second), 0);
+        end(1, __LINE__);
+        CHECK(mentions("ze_context_handle_t destroyed while 1 object created from it is live "
+                       "(ze_command_queue_handle_t 0x"));
+        CHECK(!mentions("ze_sampler_handle_t"));
+        begin();
+        CHECK_EQ_INT(zeCommandQueueDestroy(queue), 0);
+        CHECK_EQ_INT(zeSamplerDestroy(sampler), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(first) && !is_live(queue) && !is_live(sampler));
+    }
+
     /* An event pool destroyed with a live event, and the event after it. */
     {
         ze_event_pool_handle_t doomed_pool;
