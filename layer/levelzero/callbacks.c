@@ -96,9 +96,10 @@ ON_DESTROY(FenceDestroy, ze_fence_destroy_params_t, LTZE_FENCE, *params->phFence
 ON_USE(FenceReset, ze_fence_reset_params_t, LTZE_FENCE, *params->phFence)
 
 ON_CREATED(ImageCreate, ze_image_create_params_t, LTZE_IMAGE, pphImage, 0, *params->phContext, NULL, NULL)
-/* A view also keeps the image it shows alive. */
+/* A view does not keep its image alive: the spec lets the program destroy
+ * the image first, which disables the view (zeImageViewCreateExp). */
 ON_CREATED(ImageViewCreateExp, ze_image_view_create_exp_params_t, LTZE_IMAGE, pphImageView, 0, *params->phContext,
-           *params->phImage, NULL)
+           NULL, NULL)
 ON_DESTROY(ImageDestroy, ze_image_destroy_params_t, LTZE_IMAGE, *params->phImage, NULL)
 
 ON_CREATED(SamplerCreate, ze_sampler_create_params_t, LTZE_SAMPLER, pphSampler, 0, *params->phContext, NULL, NULL)

@@ -274,6 +274,20 @@ int main(void)
         CHECK(!is_live(first) && !is_live(queue) && !is_live(sampler));
     }
 
+    /* An image destroyed before its view: allowed (the view is disabled),
+     * so nothing is reported, and the view's destroy is fine after it. */
+    {
+        ze_image_handle_t image, view;
+        CHECK_EQ_INT(zeImageCreate(context, device, &zt_image_desc, &image), 0);
+        CHECK_EQ_INT(zeImageViewCreateExp(context, device, &zt_image_desc, image, &view), 0);
+        begin();
+        CHECK_EQ_INT(zeImageDestroy(image), 0);
+        CHECK(!is_live(image) && is_live(view));
+        CHECK_EQ_INT(zeImageDestroy(view), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(view));
+    }
+
     /* An event pool destroyed with a live event, and the event after it. */
     {
         ze_event_pool_handle_t doomed_pool;

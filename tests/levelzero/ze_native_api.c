@@ -152,7 +152,7 @@ int main(void)
     CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &pool), 0); expect("ze_event_pool_handle_t", pool, 0, context, NULL, __LINE__);
     CHECK_EQ_INT(zeEventCreate(pool, &zt_event_desc, &event), 0); expect("ze_event_handle_t", event, 0, pool, NULL, __LINE__);
     CHECK_EQ_INT(zeImageCreate(context, device, &zt_image_desc, &image), 0); expect("ze_image_handle_t", image, 0, context, NULL, __LINE__);
-    CHECK_EQ_INT(zeImageViewCreateExp(context, device, &zt_image_desc, image, &view), 0); expect("ze_image_handle_t", view, 0, context, image, __LINE__);
+    CHECK_EQ_INT(zeImageViewCreateExp(context, device, &zt_image_desc, image, &view), 0); expect("ze_image_handle_t", view, 0, context, NULL, __LINE__);
     CHECK_EQ_INT(zeSamplerCreate(context, device, &zt_sampler_desc, &sampler), 0); expect("ze_sampler_handle_t", sampler, 0, context, NULL, __LINE__);
     CHECK_EQ_INT(zePhysicalMemCreate(context, device, &physical_desc, &physical), 0); expect("ze_physical_mem_handle_t", physical, 3 * ZT_PAGE_SIZE, context, NULL, __LINE__);
     CHECK_EQ_INT(zeVirtualMemReserve(context, NULL, 4 * ZT_PAGE_SIZE, &reservation), 0); expect("ze_virtual_mem", reservation, 4 * ZT_PAGE_SIZE, context, NULL, __LINE__);
