@@ -23,6 +23,7 @@ typedef enum timeline_event {
     TIMELINE_RELEASE,
     TIMELINE_DESTROY,
     TIMELINE_MISUSE,
+    TIMELINE_FREED, /* a released object ended with the last object holding it */
     TIMELINE_EVENT_KINDS
 } timeline_event;
 

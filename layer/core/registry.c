@@ -243,28 +243,31 @@ livetrack_status livetrack_released_type(livetrack_domain domain, uint64_t handl
 
 /* ---- death ------------------------------------------------------------ */
 
-static void free_dead(lt_node *node);
+static void free_dead(lt_node *node, const char *call);
 
 /* Drop one hold (a child's, or a pin) on `node`. Nearly always the node
  * stays (a context outlives its buffers), so this is one atomic and no
- * call; the holder that brings counts to 0 frees it. */
-static inline void drop_hold(lt_node *node)
+ * call; the holder that brings counts to 0 frees it. `call` let it go
+ * (NULL: no API call did, a pin or keeper did). */
+static inline void drop_hold(lt_node *node, const char *call)
 {
     if (node && atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel) == 1)
-        free_dead(node);
+        free_dead(node, call);
 }
 
 /* Drop the holds a dead node (or a failed create) had on its parents. */
-static inline void bury(lt_node *dead_parents[2])
+static inline void bury(lt_node *dead_parents[2], const char *call)
 {
-    drop_hold(dead_parents[0]);
-    drop_hold(dead_parents[1]);
+    drop_hold(dead_parents[0], call);
+    drop_hold(dead_parents[1], call);
 }
 
 /* Unlink and free nodes whose counts reached 0, dropping the holds they
  * had on their parents, which may die in turn. Parent chains are short
- * (sub-buffer -> buffer -> context), but the loop does not rely on it. */
-static void free_dead(lt_node *dead)
+ * (sub-buffer -> buffer -> context), but the loop does not rely on it.
+ * Each live object that ends here gets its timeline row: nothing else
+ * would say that a released context died with its last buffer. */
+static void free_dead(lt_node *dead, const char *call)
 {
     lt_node *pending[64];
     unsigned count = 0;
@@ -278,16 +281,19 @@ static void free_dead(lt_node *dead)
         if (node->linked)
             unlink_node(shard, hash, node, &death);
         lt_node *grand[2] = {node->parents[0], node->parents[1]};
+        uint64_t handle = node->handle;
         give_node(shard, node);
         lt_spin_unlock(&shard->lock);
         note_death(&death);
+        if (lt_timeline_on && death.domain)
+            lt_timeline_event(LT_EVENT_FREED, call, death.domain, death.type, handle, death.bytes);
         for (int i = 0; i < 2; i++) {
             if (!grand[i] || atomic_fetch_sub_explicit(&grand[i]->counts, 1, memory_order_acq_rel) != 1)
                 continue;
             if (count < sizeof pending / sizeof pending[0])
                 pending[count++] = grand[i];
             else
-                free_dead(grand[i]); /* deep chains: recurse */
+                free_dead(grand[i], call); /* deep chains: recurse */
         }
     }
 }
@@ -304,7 +310,7 @@ static int pin(lt_node *node)
     return counts != 0;
 }
 
-static void unpin(lt_node *node) { drop_hold(node); }
+static void unpin(lt_node *node) { drop_hold(node, NULL); }
 
 /* Whether a node remembered by a per-thread cache (with the seq it had
  * then) still is that object: not recycled for another (seq) and not
@@ -401,7 +407,7 @@ livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle)
     return (livetrack_keeper *)pin_live(domain, handle);
 }
 
-void livetrack_let_go(livetrack_keeper *keeper) { drop_hold((lt_node *)keeper); }
+void livetrack_let_go(livetrack_keeper *keeper) { drop_hold((lt_node *)keeper, NULL); }
 
 /* ---- public operations ------------------------------------------------- */
 
@@ -455,7 +461,7 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     lt_node *node = buckets_ready(shard) ? take_node(shard) : NULL;
     if (!node) {
         lt_spin_unlock(&shard->lock);
-        bury(parents);
+        bury(parents, object->call);
         lt_out_of_memory("a registry node");
         return LIVETRACK_NO_MEMORY;
     }
@@ -486,7 +492,12 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     note_death(&stale_death);
     note_birth(&(lt_counted_change){stack, (uint8_t)domain, (uint8_t)object->type, object->bytes});
     if (stale_dead)
-        bury(stale_parents);
+        bury(stale_parents, object->call);
+    /* The object this handle named before ended unseen (its driver gave
+     * the handle out again): its row comes before the new one's. */
+    if (lt_timeline_on && stale_death.domain)
+        lt_timeline_event(LT_EVENT_FREED, object->call, stale_death.domain, stale_death.type, object->handle,
+                          stale_death.bytes);
     if (lt_timeline_on)
         lt_timeline_event(LT_EVENT_CREATE, object->call, domain, object->type, object->handle, object->bytes);
     return LIVETRACK_OK;
@@ -592,11 +603,11 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
     }
     lt_spin_unlock(&shard->lock);
     note_death(&death);
-    bury(dead_parents);
-    if (refs_left)
-        *refs_left = left;
     if (lt_timeline_on && status == LIVETRACK_OK)
         lt_timeline_event(all ? LT_EVENT_DESTROY : LT_EVENT_RELEASE, call, domain, actual_type, handle, bytes);
+    bury(dead_parents, call); /* after this release's row: parents it frees follow it */
+    if (refs_left)
+        *refs_left = left;
     return status;
 }
 

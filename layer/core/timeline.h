@@ -7,7 +7,16 @@
 
 #include <stdint.h>
 
-typedef enum lt_event_kind { LT_EVENT_CREATE, LT_EVENT_RETAIN, LT_EVENT_RELEASE, LT_EVENT_DESTROY, LT_EVENT_MISUSE } lt_event_kind;
+/* FREED: an object the program had released ended when the last object
+ * (or pin) holding it went; its row names the call that let it go. */
+typedef enum lt_event_kind {
+    LT_EVENT_CREATE,
+    LT_EVENT_RETAIN,
+    LT_EVENT_RELEASE,
+    LT_EVENT_DESTROY,
+    LT_EVENT_MISUSE,
+    LT_EVENT_FREED
+} lt_event_kind;
 
 /* Nonzero when a timeline was asked for (read on the hot path); the file
  * is opened by the first row. */

@@ -7,6 +7,8 @@
  *                   "regression" that `livetrack diff` must find
  *   --churn N       create and release N buffers of 1 KiB (timeline volume)
  *   --misuse        release a buffer twice (a misuse row in the timeline)
+ *   --orphan        release the context before a buffer made from it: the
+ *                   context ends with the buffer's release
  *   --pipeline N    N steps of a buffer pipeline: each step fills a new
  *                   buffer of 64 KiB to 1 MiB, keeps the last 24 and
  *                   forgets the fill's event every 40 steps (a timeline
@@ -105,7 +107,7 @@ __attribute__((noinline)) static void pipeline(cl_context context, cl_device_id 
 
 int main(int argc, char **argv)
 {
-    int leaks = 2, extra = 0, do_misuse = 0, exit_status = 0, signal_number = 0;
+    int leaks = 2, extra = 0, do_misuse = 0, orphan = 0, exit_status = 0, signal_number = 0;
     long churn_count = 0, pipeline_steps = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--leak") && i + 1 < argc)
@@ -118,6 +120,8 @@ int main(int argc, char **argv)
             pipeline_steps = atol(argv[++i]);
         else if (!strcmp(argv[i], "--misuse"))
             do_misuse = 1;
+        else if (!strcmp(argv[i], "--orphan"))
+            orphan = 1;
         else if (!strcmp(argv[i], "--exit") && i + 1 < argc)
             exit_status = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--signal") && i + 1 < argc)
@@ -143,7 +147,14 @@ int main(int argc, char **argv)
         planted_leak(context);
     if (do_misuse)
         misuse(context);
+    cl_mem last_buffer = NULL;
+    if (orphan) {
+        last_buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 256, NULL, &err);
+        check(err, "clCreateBuffer");
+    }
     clReleaseContext(context);
+    if (last_buffer)
+        check(clReleaseMemObject(last_buffer), "clReleaseMemObject");
     fflush(stdout);
     if (signal_number) {
         signal(signal_number, SIG_DFL);

@@ -9,6 +9,8 @@ a case that cannot run here (no Chromium) exits 77, which ctest reports as
 skipped.
 """
 import argparse
+import collections
+import csv
 import gzip
 import json
 import os
@@ -84,6 +86,22 @@ def check_trace(path, leaks=None, misuse=None, types=()):
     if misuse is not None:
         check(len(misuse_events) == misuse, "%s: %d misuse instants, expected %d" % (path, len(misuse_events), misuse))
     return trace
+
+
+def check_csv_replays_to_json(csv_path, json_path):
+    """Each type's last type_live in the timeline is what the exit JSON
+    lists live of it: a parent that ended with its last child needs its
+    own row (event "freed") for this to hold."""
+    last = {}
+    with open(csv_path, newline="") as rows:
+        for row in csv.DictReader(rows):
+            if row["event"] != "misuse":
+                last[(row["api"], row["type"])] = int(row["type_live"])
+    live = collections.Counter((o["api"], o["type"]) for o in json.load(open(json_path))["objects"])
+    for key, count in sorted(last.items()):
+        check(count == live.get(key, 0), "%s: %s %s ends with %d live, the JSON lists %d" %
+              (csv_path, key[0], key[1], count, live.get(key, 0)))
+    return last
 
 
 def check_svg(path):
@@ -634,9 +652,17 @@ def case_samples():
     livetrack("plot", csv_path, "-o", work("leaky_events.svg"), expect=0)
     check_svg(work("leaky_events.svg"))
 
+    check_csv_replays_to_json(csv_path, json_path)
+
+    # parents released before their children end with them
     json_path, csv_path, _ = run_sample("kept_alive", "--", os.path.join(args.samples, "kept_alive"))
     out = livetrack("report", json_path, expect=0).stdout
     check("cl_kernel" in out and "kept_alive.c:" in out, "kept_alive: report:\n" + out)
+    check_csv_replays_to_json(csv_path, json_path)
+    with open(csv_path, newline="") as rows:
+        check(any(row["event"] == "freed" for row in csv.DictReader(rows)), "kept_alive: no freed row")
+    livetrack("plot", csv_path, json_path, "-o", work("kept_alive.html"), expect=0)
+    check("<th>freed</th>" in check_html(work("kept_alive.html")), "kept_alive: plot has no freed column")
 
     # a program with misuse and churn: misuse rows become instants
     json_path, csv_path, _ = run_sample("cli_app", "--", args.app, "--churn", "500", "--misuse", "--leak", "3")
@@ -644,6 +670,17 @@ def case_samples():
                 work("cli_app.trace.json"), leaks=3, misuse=1)
     out = livetrack("report", json_path, expect=0).stdout
     check("misused calls:" in out, "cli_app: misuse not in report:\n" + out)
+    check_csv_replays_to_json(csv_path, json_path)
+
+    # the context ends with the last buffer made from it: plot, trace and a
+    # replay of the timeline must not keep it live
+    json_path, csv_path, _ = run_sample("cli_app_orphan", "--", args.app, "--leak", "0", "--orphan")
+    last = check_csv_replays_to_json(csv_path, json_path)
+    check(last.get(("OpenCL", "cl_context")) == 0, "cli_app --orphan: the context's last row: %r" % last)
+    trace = check_trace(livetrack("trace", csv_path, json_path, "-o", work("cli_app_orphan.trace.json"), expect=0) and
+                        work("cli_app_orphan.trace.json"), leaks=0, types=("OpenCL cl_context",))
+    contexts = [e for e in trace["traceEvents"] if e["ph"] == "C" and e["name"] == "OpenCL cl_context"]
+    check(contexts and list(contexts[-1]["args"].values()) == [0], "cli_app --orphan: trace ends %r" % contexts[-1:])
 
 
 def case_diff_runs():

@@ -176,6 +176,14 @@ static int case_timeline(void)
     livetrack_report_misuse_on(LIVETRACK_DOMAIN_USER, 0x300, "use_event(0x300): used after free");
     /* Failed calls are not events. */
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x999, NULL, "drop");
+    /* A parent released while its child lives ends with the child, and
+     * its row says so: without it the type read live for ever after. */
+    create_object(0x400, T_EVENT, 0, "mkevent");
+    livetrack_new_object child = {.domain = LIVETRACK_DOMAIN_USER, .type = T_BUFFER, .handle = 0x500, .bytes = 10,
+                                  .parent = 0x400, .call = "mkbuf"};
+    livetrack_create(&child);
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_EVENT, 0x400, NULL, "drop");
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x500, NULL, "drop");
     return 0;
 }
 
@@ -416,6 +424,11 @@ static void check_timeline(const char *dir)
         {"release", "drop", "test_buffer", "0x100", 100, 1, 2, 50},
         {"destroy", "free", "test_event", "0x300", 0, 0, 1, 50},
         {"misuse", "use_event", "test_event", "0x300", 0, 0, 1, 50},
+        {"create", "mkevent", "test_event", "0x400", 0, 1, 2, 50},
+        {"create", "mkbuf", "test_buffer", "0x500", 10, 2, 3, 60},
+        {"release", "drop", "test_event", "0x400", 0, 1, 3, 60}, /* kept alive by 0x500 */
+        {"release", "drop", "test_buffer", "0x500", 10, 1, 2, 50},
+        {"freed", "drop", "test_event", "0x400", 0, 0, 1, 50},
     };
     const size_t count = sizeof expected / sizeof expected[0];
     const char *line = strchr(text, '\n') + 1;
@@ -447,6 +460,7 @@ static void check_timeline(const char *dir)
         line = line ? line + 1 : "";
     }
     CHECK_EQ_INT(rows, count); /* and the failed release wrote nothing */
+    CHECK(!*line);
 }
 
 /* Every row's counts belong together: a type never has more live objects
