@@ -203,12 +203,9 @@ static void put_summary(FILE *out, const lt_report_model *model)
 static void put_totals(FILE *out, const lt_report_model *model)
 {
     fputs_unlocked("  \"by_api\": [", out);
-    int first = 1;
-    for (unsigned d = 1; d < LIVETRACK_DOMAIN_COUNT; d++) {
-        if (!model->api_objects[d])
-            continue;
-        fputs_unlocked(first ? "{\"api\": " : ", {\"api\": ", out);
-        first = 0;
+    for (size_t i = 0; i < model->api_count; i++) {
+        unsigned d = model->api_order[i];
+        fputs_unlocked(i ? ", {\"api\": " : "{\"api\": ", out);
         lt_json_string(out, api_name(d));
         fprintf(out, ", \"objects\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", model->api_objects[d],
                 model->api_bytes[d]);

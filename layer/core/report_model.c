@@ -345,6 +345,16 @@ static int totals(lt_report_model *model)
             if (kinds[d][t].objects)
                 model->by_type[model->type_count++] = (lt_report_kind){d, t, kinds[d][t].objects, kinds[d][t].bytes};
     lt_report_sort_kinds(model->by_type, model->type_count);
+    /* The APIs in the order of by_type: bytes, then objects, largest first. */
+    lt_report_kind apis[LIVETRACK_DOMAIN_COUNT];
+    size_t api_count = 0;
+    for (unsigned d = 1; d < LIVETRACK_DOMAIN_COUNT; d++)
+        if (model->api_objects[d])
+            apis[api_count++] = (lt_report_kind){d, 0, model->api_objects[d], model->api_bytes[d]};
+    lt_report_sort_kinds(apis, api_count);
+    for (size_t i = 0; i < api_count; i++)
+        model->api_order[i] = apis[i].domain;
+    model->api_count = api_count;
     return 1;
 }
 

@@ -71,6 +71,8 @@ typedef struct lt_report_model {
     lt_report_kind *by_type;      /* leaked, not suppressed, largest first */
     size_t type_count;
     uint64_t api_objects[LIVETRACK_DOMAIN_COUNT], api_bytes[LIVETRACK_DOMAIN_COUNT];
+    unsigned api_order[LIVETRACK_DOMAIN_COUNT]; /* domains that leaked, largest first */
+    size_t api_count;
 
     lt_site_groups groups;
     int peak_built, have_peak;    /* lt_report_peak_build */

@@ -148,9 +148,8 @@ static void print_summary(FILE *out, const lt_report_model *model)
                     plural(kind->objects), size);
         }
         fputs("livetrack: leaks by API:\n", out);
-        for (unsigned d = 1; d < LIVETRACK_DOMAIN_COUNT; d++) {
-            if (!model->api_objects[d])
-                continue;
+        for (size_t i = 0; i < model->api_count; i++) {
+            unsigned d = model->api_order[i];
             lt_format_bytes(model->api_bytes[d], size, sizeof size);
             fprintf(out, "livetrack:   %-35s %8" PRIu64 " object%-2s %s\n", livetrack_domain_name((livetrack_domain)d),
                     model->api_objects[d], plural(model->api_objects[d]), size);
@@ -196,6 +195,10 @@ static void print_peak(FILE *out, lt_report_model *model, int with_pid)
 {
     if (!lt_report_peak_build(model)) {
         fputs("livetrack: no peak live set was recorded\n", out);
+        return;
+    }
+    if (!model->peak.objects) { /* as the JSON's null peak */
+        fputs("livetrack: no object was ever live: no peak\n", out);
         return;
     }
     const lt_peak_info *peak = &model->peak;

@@ -210,6 +210,46 @@ static void test_empty(void)
     CHECK(rt_check_json(path, checks));
 }
 
+/* by_api is largest first, as by_type: bytes, then objects. OpenCL
+ * comes before user in the API numbering and leaks more objects here,
+ * but fewer bytes. The text report's table has the same order. */
+static void test_api_order(void)
+{
+    static const char *const cl_names[] = {"rj_cl_mem"};
+    livetrack_declare_types(LIVETRACK_DOMAIN_OPENCL, "OpenCL", cl_names, 1);
+    uint64_t mark = livetrack_mark();
+    for (uint64_t i = 0; i < 3; i++) {
+        livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_OPENCL, .type = 0, .handle = 0xa000 + i * 16,
+                                       .bytes = 8};
+        CHECK_EQ_INT(livetrack_create(&object), LIVETRACK_OK);
+    }
+    CHECK_EQ_INT(create(0xa100, T_BUFFER, 4096, 0), LIVETRACK_OK);
+    char path[256];
+    snprintf(path, sizeof path, "%s/api_order.json", dir);
+    write_json(path, 0, mark);
+    const char *checks[] = {"[(a['api'], a['objects'], a['bytes']) for a in r['by_api']] == "
+                            "[('user', 1, 4096), ('OpenCL', 3, 24)]",
+                            NULL};
+    CHECK(rt_check_json(path, checks));
+    unlink(path);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *file = open_memstream(&text, &size);
+    CHECK(file != NULL);
+    if (!file)
+        return;
+    livetrack_write_report(file, LIVETRACK_FORMAT_TEXT, 0, mark);
+    fclose(file);
+    const char *table = text ? strstr(text, "livetrack: leaks by API:\n") : NULL;
+    const char *user = table ? strstr(table, "livetrack:   user ") : NULL;
+    const char *opencl = table ? strstr(table, "livetrack:   OpenCL ") : NULL;
+    CHECK(user && opencl && user < opencl);
+    free(text);
+    for (uint64_t i = 0; i < 3; i++)
+        CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_OPENCL, 0, 0xa000 + i * 16, NULL, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(release(0xa100), LIVETRACK_OK);
+}
+
 /* Child: with LIVETRACK_STACK_DEPTH=0, a report to argv[2]. */
 static int child_depth_zero(const char *path)
 {
@@ -327,6 +367,7 @@ int main(int argc, char **argv)
     CHECK(mkdtemp(dir) != NULL);
     test_empty();
     test_full();
+    test_api_order();
     test_depth_zero();
     test_stream_held();
     free_checks();

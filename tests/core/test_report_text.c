@@ -204,7 +204,8 @@ static void test_sites(void)
     clear_scene();
 }
 
-static void test_nothing(void)
+/* `first`: no object was ever live in this process yet. */
+static void test_nothing(int first)
 {
     livetrack_stats stats;
     livetrack_get_stats(&stats);
@@ -226,6 +227,14 @@ static void test_nothing(void)
     CHECK(text && !strcmp(text, expected));
     if (text && strcmp(text, expected))
         fprintf(stderr, "  the report of nothing:\n%s", text);
+    free(text);
+    if (!first)
+        return;
+    /* No peak of nothing at time 0, as the JSON's null peak. */
+    text = report_text(LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK, 0, NULL);
+    CHECK(text && strstr(text, "livetrack: no object was ever live: no peak\n") && !strstr(text, "at peak"));
+    if (text && !strstr(text, "no peak\n"))
+        fprintf(stderr, "  the peak report of nothing:\n%s", text);
     free(text);
 }
 
@@ -328,11 +337,11 @@ int main(int argc, char **argv)
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
     if (argc > 1 && !strcmp(argv[1], "depth-zero"))
         return child_depth_zero();
-    test_nothing();
+    test_nothing(1);
     test_sites();
     test_kept_chain();
     test_since();
-    test_nothing();
+    test_nothing(0);
     test_depth_zero();
     return check_summary("test_report_text");
 }
