@@ -329,6 +329,9 @@ def case_fixtures():
                          'site 1: "objects" is missing or not a count'),
         "negative_bytes": (dict(whole, sites=[dict(s, bytes=-1) for s in whole["sites"]]),
                            'site 1: "bytes" is missing or not a count'),
+        # read as 0 objects, it made diff pass
+        "objects_past_int64": (dict(whole, sites=[dict(s, objects=2 ** 63 + 5) for s in whole["sites"]]),
+                               'site 1: "objects" is missing or not a count'),
         "no_summary": (dict((k, v) for k, v in whole.items() if k != "summary"),
                        '"summary" is missing or not an object'),
     }
