@@ -36,23 +36,24 @@
 
 /* ---- call counters ------------------------------------------------------ */
 
-#define ENTRY_POINTS(X)                                                                                          \
-    X(zeInit) X(zeDriverGet) X(zeDriverGetApiVersion) X(zeDriverGetProperties) X(zeDriverGetExtensionProperties) \
-    X(zeDeviceGet) X(zeDeviceGetProperties) X(zeDeviceGetSubDevices) X(zeContextCreate) X(zeContextCreateEx)     \
-    X(zeContextDestroy) X(zeContextGetStatus) X(zeCommandQueueCreate) X(zeCommandQueueDestroy)                   \
-    X(zeCommandQueueExecuteCommandLists) X(zeCommandQueueSynchronize) X(zeCommandListCreate)                     \
-    X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListClose) X(zeCommandListReset)          \
-    X(zeCommandListAppendMemoryCopy) X(zeCommandListAppendSignalEvent) X(zeCommandListAppendBarrier)             \
-    X(zeModuleCreate) X(zeModuleDestroy) X(zeModuleDynamicLink) X(zeModuleBuildLogDestroy)                      \
-    X(zeModuleBuildLogGetString) X(zeModuleInspectLinkageExt)                                                    \
-    X(zeKernelCreate) X(zeKernelDestroy) X(zeKernelSetArgumentValue) X(zeKernelSetGroupSize)                     \
-    X(zeEventPoolCreate) X(zeEventPoolDestroy) X(zeEventCreate) X(zeEventDestroy) X(zeEventHostSignal)           \
-    X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset) X(zeFenceCreate) X(zeFenceDestroy)       \
-    X(zeFenceHostSynchronize) X(zeFenceQueryStatus) X(zeFenceReset) X(zeImageCreate) X(zeImageDestroy)           \
-    X(zeImageViewCreateExp) X(zeSamplerCreate) X(zeSamplerDestroy) X(zePhysicalMemCreate)                        \
-    X(zePhysicalMemDestroy) X(zeMemAllocShared) X(zeMemAllocDevice) X(zeMemAllocHost) X(zeMemFree)               \
-    X(zeMemFreeExt) X(zeMemGetAllocProperties) X(zeVirtualMemReserve) X(zeVirtualMemFree)                        \
-    X(zeVirtualMemQueryPageSize)
+#define ENTRY_POINTS(X)                                                                                      \
+    X(zeInit) X(zeDriverGet) X(zeDriverGetApiVersion) X(zeDriverGetProperties)                               \
+    X(zeDriverGetExtensionProperties) X(zeDeviceGet) X(zeDeviceGetProperties) X(zeDeviceGetSubDevices)       \
+    X(zeContextCreate) X(zeContextCreateEx) X(zeContextDestroy) X(zeContextGetStatus)                        \
+    X(zeCommandQueueCreate) X(zeCommandQueueDestroy) X(zeCommandQueueExecuteCommandLists)                    \
+    X(zeCommandQueueSynchronize) X(zeCommandListCreate) X(zeCommandListCreateImmediate)                      \
+    X(zeCommandListDestroy) X(zeCommandListClose) X(zeCommandListReset) X(zeCommandListAppendMemoryCopy)     \
+    X(zeCommandListAppendSignalEvent) X(zeCommandListAppendBarrier) X(zeModuleCreate) X(zeModuleDestroy)     \
+    X(zeModuleDynamicLink) X(zeModuleBuildLogDestroy) X(zeModuleBuildLogGetString)                           \
+    X(zeModuleInspectLinkageExt) X(zeKernelCreate) X(zeKernelDestroy) X(zeKernelSetArgumentValue)            \
+    X(zeKernelSetGroupSize) X(zeEventPoolCreate) X(zeEventPoolDestroy) X(zeEventPoolGetIpcHandle)            \
+    X(zeEventPoolOpenIpcHandle) X(zeEventPoolCloseIpcHandle) X(zeEventCreate) X(zeEventDestroy)              \
+    X(zeEventHostSignal) X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset)                 \
+    X(zeFenceCreate) X(zeFenceDestroy) X(zeFenceHostSynchronize) X(zeFenceQueryStatus) X(zeFenceReset)       \
+    X(zeImageCreate) X(zeImageDestroy) X(zeImageViewCreateExp) X(zeSamplerCreate) X(zeSamplerDestroy)        \
+    X(zePhysicalMemCreate) X(zePhysicalMemDestroy) X(zeMemAllocShared) X(zeMemAllocDevice) X(zeMemAllocHost) \
+    X(zeMemFree) X(zeMemFreeExt) X(zeMemGetAllocProperties) X(zeMemGetIpcHandle) X(zeMemOpenIpcHandle)       \
+    X(zeMemCloseIpcHandle) X(zeVirtualMemReserve) X(zeVirtualMemFree) X(zeVirtualMemQueryPageSize)
 
 enum {
 #define AS_INDEX(name) CALL_##name,
@@ -698,6 +699,41 @@ static ze_result_t ZE_APICALL event_pool_destroy(ze_event_pool_handle_t pool)
     return destroy_object(pool, KIND_EVENT_POOL);
 }
 
+/* IPC: a handle carries the exporting pool; opening it makes another
+ * pool, as an importing process gets its own. Like Intel's driver, this
+ * one frees an opened pool with zeEventPoolDestroy too (its close is a
+ * destroy), so misuse tests see the driver accept what the specification
+ * forbids. Exporter and importer are one process here: opening needs the
+ * exported pool still live. */
+static ze_result_t ZE_APICALL event_pool_get_ipc_handle(ze_event_pool_handle_t pool, ze_ipc_event_pool_handle_t *ipc)
+{
+    COUNT_CALL(zeEventPoolGetIpcHandle);
+    REQUIRE_HANDLE(pool, KIND_EVENT_POOL);
+    REQUIRE_POINTER(ipc);
+    memset(ipc, 0, sizeof *ipc);
+    memcpy(ipc->data, &pool, sizeof pool);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL event_pool_open_ipc_handle(ze_context_handle_t context, ze_ipc_event_pool_handle_t ipc,
+                                                         ze_event_pool_handle_t *pool)
+{
+    COUNT_CALL(zeEventPoolOpenIpcHandle);
+    REQUIRE_HANDLE(context, KIND_CONTEXT);
+    REQUIRE_POINTER(pool);
+    ze_event_pool_handle_t exported;
+    memcpy(&exported, ipc.data, sizeof exported);
+    if (!exported || !live_find(exported, KIND_EVENT_POOL, NULL))
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return new_object(KIND_EVENT_POOL, NULL, pool);
+}
+
+static ze_result_t ZE_APICALL event_pool_close_ipc_handle(ze_event_pool_handle_t pool)
+{
+    COUNT_CALL(zeEventPoolCloseIpcHandle);
+    return destroy_object(pool, KIND_EVENT_POOL);
+}
+
 static ze_result_t ZE_APICALL event_create(ze_event_pool_handle_t pool, const ze_event_desc_t *desc,
                                            ze_event_handle_t *event)
 {
@@ -957,6 +993,46 @@ static ze_result_t ZE_APICALL mem_get_alloc_properties(ze_context_handle_t conte
     return ZE_RESULT_SUCCESS;
 }
 
+/* IPC: a handle carries the exported allocation's size; opening it maps
+ * a fresh block of that size, at another address as in an importing
+ * process. zeMemFree frees a mapping too and zeMemCloseIpcHandle an
+ * allocation, as Intel's driver does (its close is a free). */
+static ze_result_t ZE_APICALL mem_get_ipc_handle(ze_context_handle_t context, const void *pointer,
+                                                 ze_ipc_mem_handle_t *ipc)
+{
+    COUNT_CALL(zeMemGetIpcHandle);
+    REQUIRE_HANDLE(context, KIND_CONTEXT);
+    REQUIRE_POINTER(ipc);
+    size_t size = 0;
+    if (!pointer || !live_find(pointer, KIND_ALLOCATION, &size))
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    memset(ipc, 0, sizeof *ipc);
+    memcpy(ipc->data, &size, sizeof size);
+    return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ZE_APICALL mem_open_ipc_handle(ze_context_handle_t context, ze_device_handle_t device,
+                                                  ze_ipc_mem_handle_t ipc, ze_ipc_memory_flags_t flags, void **out)
+{
+    (void)flags;
+    COUNT_CALL(zeMemOpenIpcHandle);
+    REQUIRE_HANDLE(context, KIND_CONTEXT);
+    if (device != THE_DEVICE)
+        return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    REQUIRE_POINTER(out);
+    size_t size;
+    memcpy(&size, ipc.data, sizeof size);
+    if (size == 0) /* no handle zeMemGetIpcHandle gave */
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    return allocate(size, 0, out);
+}
+
+static ze_result_t ZE_APICALL mem_close_ipc_handle(ze_context_handle_t context, const void *pointer)
+{
+    COUNT_CALL(zeMemCloseIpcHandle);
+    return release_allocation(context, (void *)pointer);
+}
+
 static ze_result_t ZE_APICALL virtual_mem_reserve(ze_context_handle_t context, const void *start, size_t size,
                                                   void **out)
 {
@@ -1119,6 +1195,9 @@ TEST_DRIVER_EXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_ver
     BEGIN_TABLE(table);
     table->pfnCreate = event_pool_create;
     table->pfnDestroy = event_pool_destroy;
+    table->pfnGetIpcHandle = event_pool_get_ipc_handle;
+    table->pfnOpenIpcHandle = event_pool_open_ipc_handle;
+    table->pfnCloseIpcHandle = event_pool_close_ipc_handle;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -1194,6 +1273,9 @@ TEST_DRIVER_EXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t
     table->pfnFree = mem_free;
     table->pfnFreeExt = mem_free_ext;
     table->pfnGetAllocProperties = mem_get_alloc_properties;
+    table->pfnGetIpcHandle = mem_get_ipc_handle;
+    table->pfnOpenIpcHandle = mem_open_ipc_handle;
+    table->pfnCloseIpcHandle = mem_close_ipc_handle;
     return ZE_RESULT_SUCCESS;
 }
 
