@@ -45,7 +45,7 @@
     static void ZE_APICALL call##_after(CALLBACK_ARGS(params_type))                                         \
     {                                                                                                       \
         UNUSED_CALLBACK_ARGS;                                                                               \
-        ltze_after_destroy("ze" #call, type, (const void *)(handle), result);                               \
+        ltze_after_destroy("ze" #call, (const void *)(handle), result);                                     \
     }
 
 /* `call` uses the `type` named by `handle` and keeps it (resets). */
@@ -86,6 +86,14 @@ ON_CREATED(EventPoolCreate, ze_event_pool_create_params_t, LTZE_EVENT_POOL, pphE
            NULL, NULL)
 ON_DESTROY(EventPoolDestroy, ze_event_pool_destroy_params_t, LTZE_EVENT_POOL, *params->phEventPool, NULL)
 
+/* A pool opened from another process's IPC handle belongs to the context
+ * it was opened in, and its events to it, like a created pool's; it is
+ * closed, not destroyed. */
+ON_CREATED(EventPoolOpenIpcHandle, ze_event_pool_open_ipc_handle_params_t, LTZE_IPC_EVENT_POOL, pphEventPool, 0,
+           *params->phContext, NULL, NULL)
+ON_DESTROY(EventPoolCloseIpcHandle, ze_event_pool_close_ipc_handle_params_t, LTZE_IPC_EVENT_POOL,
+           *params->phEventPool, NULL)
+
 ON_CREATED(EventCreate, ze_event_create_params_t, LTZE_EVENT, pphEvent, 0, *params->phEventPool, NULL, NULL)
 ON_DESTROY(EventDestroy, ze_event_destroy_params_t, LTZE_EVENT, *params->phEvent, NULL)
 ON_USE(EventHostReset, ze_event_host_reset_params_t, LTZE_EVENT, *params->phEvent)
@@ -123,6 +131,10 @@ ON_CREATED(MemAllocShared, ze_mem_alloc_shared_params_t, LTZE_MEM, ppptr, *param
            NULL)
 ON_DESTROY(MemFree, ze_mem_free_params_t, LTZE_MEM, *params->pptr, *params->phContext)
 ON_DESTROY(MemFreeExt, ze_mem_free_ext_params_t, LTZE_MEM, *params->pptr, *params->phContext)
+/* Memory mapped from another process's IPC handle, closed naming its
+ * context again. The handle does not say how big it is: 0 bytes. */
+ON_CREATED(MemOpenIpcHandle, ze_mem_open_ipc_handle_params_t, LTZE_IPC_MEM, ppptr, 0, *params->phContext, NULL, NULL)
+ON_DESTROY(MemCloseIpcHandle, ze_mem_close_ipc_handle_params_t, LTZE_IPC_MEM, *params->pptr, *params->phContext)
 
 /* ---- build logs ----------------------------------------------------------------- */
 
@@ -273,6 +285,8 @@ const char *ltze_register_callbacks(zel_tracer_handle_t tracer)
     REGISTER_DESTROY(KernelDestroy);
     REGISTER_CREATE(EventPoolCreate);
     REGISTER_DESTROY(EventPoolDestroy);
+    REGISTER_CREATE(EventPoolOpenIpcHandle);
+    REGISTER_DESTROY(EventPoolCloseIpcHandle);
     REGISTER_CREATE(EventCreate);
     REGISTER_DESTROY(EventDestroy);
     REGISTER_USE(EventHostReset);
@@ -293,5 +307,7 @@ const char *ltze_register_callbacks(zel_tracer_handle_t tracer)
     REGISTER_CREATE(MemAllocShared);
     REGISTER_DESTROY(MemFree);
     REGISTER_DESTROY(MemFreeExt);
+    REGISTER_CREATE(MemOpenIpcHandle);
+    REGISTER_DESTROY(MemCloseIpcHandle);
     return NULL;
 }

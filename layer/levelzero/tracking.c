@@ -19,6 +19,12 @@
  * not make the program's handles any less forgotten). The parent is then
  * listed as released but kept alive by them, and destroying one of them
  * later is not reported again. Build logs belong to no parent.
+ *
+ * Event pools and memory opened from IPC handles are closed with their
+ * own calls; a destroy or free of one, or a close of a pool the program
+ * created or memory it allocated, is reported as the wrong call of the
+ * pair and counted as released all the same (a driver may free it either
+ * way; Intel's does).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +48,8 @@ static const char *const type_names[LTZE_TYPE_COUNT] = {
     [LTZE_PHYSICAL_MEM] = "ze_physical_mem_handle_t",
     [LTZE_VIRTUAL_MEM] = "ze_virtual_mem",
     [LTZE_MEM] = "ze_mem",
+    [LTZE_IPC_EVENT_POOL] = "ze_ipc_event_pool",
+    [LTZE_IPC_MEM] = "ze_ipc_mem",
 };
 
 void ltze_declare_types(void)
@@ -104,6 +112,34 @@ static void report_bad_handle(const char *call, ltze_type type, const void *hand
                                    type_names[type]);
 }
 
+/* ---- the wrong one of two calls ---------------------------------------------- */
+
+/* Objects opened from an IPC handle are let go of with a Close call, the
+ * others with a destroy or free, though they are the same kind of object
+ * to the driver. `type`'s counterpart of the other call, or
+ * LTZE_TYPE_COUNT. */
+static ltze_type counterpart_of(ltze_type type)
+{
+    switch (type) {
+    case LTZE_EVENT_POOL: return LTZE_IPC_EVENT_POOL;
+    case LTZE_IPC_EVENT_POOL: return LTZE_EVENT_POOL;
+    case LTZE_MEM: return LTZE_IPC_MEM;
+    case LTZE_IPC_MEM: return LTZE_MEM;
+    default: return LTZE_TYPE_COUNT;
+    }
+}
+
+/* For the types that have a counterpart: where such an object comes from
+ * and the call that lets go of it. */
+static const char *const made_and_let_go[LTZE_TYPE_COUNT] = {
+    [LTZE_EVENT_POOL] = "was created by zeEventPoolCreate: destroy it with zeEventPoolDestroy",
+    [LTZE_IPC_EVENT_POOL] = "was opened by zeEventPoolOpenIpcHandle: close it with zeEventPoolCloseIpcHandle",
+    [LTZE_MEM] = "was allocated by zeMemAlloc*: free it with zeMemFree or zeMemFreeExt",
+    [LTZE_IPC_MEM] = "was mapped by zeMemOpenIpcHandle: close it with zeMemCloseIpcHandle",
+};
+
+static int is_opened_from_ipc(ltze_type type) { return type == LTZE_IPC_EVENT_POOL || type == LTZE_IPC_MEM; }
+
 /* Whether `object` is a live `type` the program still holds; reports it
  * when not. */
 static int check_handle(const char *call, ltze_type type, const void *handle, livetrack_object *object)
@@ -124,6 +160,24 @@ void ltze_check_live(const char *call, ltze_type type, const void *handle)
     livetrack_object object;
     if (handle)
         check_handle(call, type, handle, &object);
+}
+
+/* check_handle for a destroy, free or close: a live object of *type's
+ * counterpart is reported as let go of with the wrong call, and *type
+ * becomes its type, so that it is counted as released (a driver may free
+ * it either way). */
+static int check_handle_or_counterpart(const char *call, ltze_type *type, const void *handle,
+                                       livetrack_object *object)
+{
+    ltze_type counterpart = counterpart_of(*type);
+    if (counterpart == LTZE_TYPE_COUNT ||
+        livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), object) != LIVETRACK_OK ||
+        object->type != counterpart || object->refs == 0)
+        return check_handle(call, *type, handle, object);
+    livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), "%s(%p): the %s %s, not with %s", call,
+                               handle, type_names[counterpart], made_and_let_go[counterpart], call);
+    *type = counterpart;
+    return 1;
 }
 
 /* ---- destroying a parent with live children ---------------------------------- */
@@ -162,7 +216,8 @@ static size_t describe_children(const livetrack_object *parent, char *out, size_
     return found;
 }
 
-static void report_live_children(const char *call, ltze_type type, const void *handle,
+/* `closing`: the call is a Close (of an opened IPC object), not a destroy. */
+static void report_live_children(const char *call, ltze_type type, int closing, const void *handle,
                                  const livetrack_object *object)
 {
     char children[160];
@@ -170,9 +225,9 @@ static void report_live_children(const char *call, ltze_type type, const void *h
     if (!found) /* they went while we looked */
         found = object->holders;
     livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
-                               "%s(%p): %s destroyed while %zu object%s created from it %s live%s%s%s", call, handle,
-                               type_names[type], found, found == 1 ? "" : "s", found == 1 ? "is" : "are",
-                               children[0] ? " (" : "", children, children[0] ? ")" : "");
+                               "%s(%p): %s %s while %zu object%s created from it %s live%s%s%s", call, handle,
+                               type_names[type], closing ? "closed" : "destroyed", found, found == 1 ? "" : "s",
+                               found == 1 ? "is" : "are", children[0] ? " (" : "", children, children[0] ? ")" : "");
 }
 
 /* ---- destroy and free ---------------------------------------------------------- */
@@ -184,6 +239,7 @@ static void report_live_children(const char *call, ltze_type type, const void *h
 typedef struct pending_destroy {
     uint64_t handle;
     int counted;
+    ltze_type type; /* what it was: the call's type or its counterpart */
     /* what recording the object anew needs, should the driver refuse */
     uint64_t bytes;
     const void *owner;
@@ -214,10 +270,12 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
     if (!handle)
         return; /* the driver answers a NULL handle itself */
     livetrack_object object;
-    if (!check_handle(call, type, handle, &object))
+    int closing = is_opened_from_ipc(type);
+    if (!check_handle_or_counterpart(call, &type, handle, &object))
         return;
-    /* Allocations, reservations and physical memory name their context
-     * again when freed; their first parent is the context they came from. */
+    /* Allocations, IPC mappings, reservations and physical memory name
+     * their context again when freed; their first parent is the context
+     * they came from. */
     if (context && object.parents[0] && object.parents[0] != ltze_key(context))
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle),
                                    "%s(%p, %p): the %s belongs to context 0x%llx, not to the one named", call, context,
@@ -227,13 +285,14 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
                                    "%s(%p, %p, %zu): the %s has %llu bytes, not the %zu named", call, context, handle,
                                    *size, type_names[type], (unsigned long long)object.bytes, *size);
     if (object.holders)
-        report_live_children(call, type, handle, &object);
+        report_live_children(call, type, closing, handle, &object);
     for (int i = 0; i < 2; i++)
         pending.parent_keepers[i] =
             object.parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_LEVEL_ZERO, object.parents[i]) : NULL;
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call);
     if (status == LIVETRACK_OK) {
         pending.counted = 1;
+        pending.type = type;
         pending.bytes = object.bytes;
         pending.owner = object.owner;
         pending.parents[0] = object.parents[0];
@@ -284,10 +343,10 @@ static void undo_destroy(const char *call, ltze_type type, const void *handle, z
               (unsigned)result, type_names[type]);
 }
 
-void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
+void ltze_after_destroy(const char *call, const void *handle, ze_result_t result)
 {
     if (pending.counted && pending.handle == ltze_key(handle) && result != ZE_RESULT_SUCCESS)
-        undo_destroy(call, type, handle, result);
+        undo_destroy(call, pending.type, handle, result);
     pending.counted = 0;
     /* A parent the program destroyed before, held only by this object,
      * dies here unless the object is live again. */

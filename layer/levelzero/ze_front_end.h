@@ -31,6 +31,12 @@ typedef enum ltze_type {
     LTZE_PHYSICAL_MEM,
     LTZE_VIRTUAL_MEM, /* a reservation from zeVirtualMemReserve, keyed by its start */
     LTZE_MEM,         /* an allocation from zeMemAlloc{Device,Host,Shared}, keyed by its pointer */
+    /* Opened from another process's IPC handle and let go of with the
+     * matching Close call, not with a destroy or free: types of their own,
+     * so that reports say what they are and a mix-up of the calls is told
+     * apart from a bad handle. */
+    LTZE_IPC_EVENT_POOL, /* from zeEventPoolOpenIpcHandle */
+    LTZE_IPC_MEM,        /* a mapping from zeMemOpenIpcHandle, keyed by its pointer */
     LTZE_TYPE_COUNT
 } ltze_type;
 
@@ -48,11 +54,16 @@ void ltze_record_creation(const char *call, ltze_type type, const void *handle, 
 /* The driver a live object comes from (its owner), or NULL. */
 const void *ltze_owner_of(const void *handle);
 
-/* In a destroy or free's prologue, before the driver frees anything:
- * report a handle that is not a live object of `type`, and a parent
- * destroyed while objects created from it are live; then count the
- * destroy. `context` is the context the call names for objects that
- * belong to one (allocations, reservations, physical memory), else NULL;
+/* In a destroy, free or close's prologue, before the driver frees
+ * anything: report a handle that is not a live object of `type`, and a
+ * parent destroyed while objects created from it are live; then count the
+ * destroy. An object of the type the other call lets go of (zeMemFree of
+ * a mapping zeMemOpenIpcHandle made, zeMemCloseIpcHandle of an
+ * allocation; the same for event pools) is reported as the wrong call and
+ * counted as released all the same: a driver may free it either way
+ * (Intel's does), and one that refuses makes it live again.
+ * `context` is the context the call names for objects that belong to one
+ * (allocations, IPC mappings, reservations, physical memory), else NULL;
  * `size` points to the size it names for objects freed whole with their
  * size (reservations), else NULL: another size is reported.
  * The registry is updated before the driver runs so that another thread
@@ -61,8 +72,8 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
                          const size_t *size);
 
 /* In the same call's epilogue: when the driver refused the destroy, the
- * object is live again, with its parents and creation call site. */
-void ltze_after_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result);
+ * object is live again, with its type, parents and creation call site. */
+void ltze_after_destroy(const char *call, const void *handle, ze_result_t result);
 
 /* In the prologue of a call that uses an object without destroying it
  * (a reset): report a handle that is not a live object of `type`. */

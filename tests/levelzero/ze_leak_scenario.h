@@ -23,7 +23,8 @@
     X(KernelDestroy) X(EventPoolCreate) X(EventPoolDestroy) X(EventCreate) X(EventDestroy) X(FenceCreate)    \
     X(FenceDestroy) X(FenceHostSynchronize) X(ImageCreate) X(ImageDestroy) X(SamplerCreate) X(SamplerDestroy) \
     X(PhysicalMemCreate) X(PhysicalMemDestroy) X(VirtualMemReserve) X(VirtualMemFree) X(MemAllocDevice)     \
-    X(MemAllocHost) X(MemAllocShared) X(MemFree)
+    X(MemAllocHost) X(MemAllocShared) X(MemFree) X(EventPoolGetIpcHandle) X(EventPoolOpenIpcHandle)          \
+    X(EventPoolCloseIpcHandle) X(MemGetIpcHandle) X(MemOpenIpcHandle) X(MemCloseIpcHandle)
 
 /* zeContextCreate is reached as functions->ContextCreate. */
 typedef struct scenario_functions {
@@ -33,7 +34,7 @@ typedef struct scenario_functions {
 } scenario_functions;
 
 /* The objects the scenario leaks, for checkers to compare with. */
-#define SCENARIO_LEAKED_OBJECTS 18
+#define SCENARIO_LEAKED_OBJECTS 21
 
 /* Runs the scenario; writes the manifest to `manifest` (may be NULL).
  * Returns the process exit status: 0 when every call answered as

@@ -2,10 +2,12 @@
  * Misuse of Level Zero handles: destroying or freeing what is unknown,
  * already destroyed, or of another type; destroying a parent while
  * objects created from it are live; freeing through the wrong context;
- * resetting a destroyed object. Each is reported once, with the bad
- * call's stack and the object's creation and release stacks, and the
- * call still gets the driver's own answer (the tracing layer cannot
- * refuse calls). A destroy the driver refuses leaves the object live.
+ * resetting a destroyed object; letting go of an object opened from an
+ * IPC handle with a destroy or free, or of another with a Close call.
+ * Each is reported once, with the bad call's stack and the object's
+ * creation and release stacks, and the call still gets the driver's own
+ * answer (the tracing layer cannot refuse calls). A destroy the driver
+ * refuses leaves the object live.
  *
  * Runs with liblivetrack_ze.so preloaded, the test driver, and
  * LIVETRACK_RELEASE_STACKS=1.
@@ -375,6 +377,153 @@ int main(void)
         CHECK(!is_live(sampler) && !is_live(memory));
     }
 
+    /* A pool opened from an IPC handle closed while an event of it is
+     * live: reported like a destroyed pool, and the event still holds it. */
+    {
+        ze_ipc_event_pool_handle_t pool_ipc;
+        ze_event_pool_handle_t opened;
+        ze_event_handle_t event;
+        CHECK_EQ_INT(zeEventPoolGetIpcHandle(pool, &pool_ipc), 0);
+        int opened_at = __LINE__; CHECK_EQ_INT(zeEventPoolOpenIpcHandle(context, pool_ipc, &opened), 0);
+        CHECK_EQ_INT(zeEventCreate(opened, &zt_event_desc, &event), 0);
+        begin();
+        int closed = __LINE__; CHECK_EQ_INT(zeEventPoolCloseIpcHandle(opened), 0);
+        end(1, __LINE__);
+        CHECK(mentions("zeEventPoolCloseIpcHandle("));
+        CHECK(mentions("ze_ipc_event_pool closed while 1 object created from it is live (ze_event_handle_t 0x"));
+        CHECK(mentions_line(closed));
+        CHECK(mentions_line(opened_at));
+        CHECK(is_live(opened) && is_live(event));
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(event), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(opened) && !is_live(event));
+    }
+
+    /* A context destroyed with an opened pool and an opened mapping:
+     * they are its children like what was created in it. */
+    {
+        ze_context_handle_t doomed;
+        CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &doomed), 0);
+        ze_ipc_event_pool_handle_t pool_ipc;
+        ze_event_pool_handle_t opened;
+        void *memory, *mapped;
+        ze_ipc_mem_handle_t memory_ipc;
+        CHECK_EQ_INT(zeEventPoolGetIpcHandle(pool, &pool_ipc), 0);
+        CHECK_EQ_INT(zeEventPoolOpenIpcHandle(doomed, pool_ipc, &opened), 0);
+        CHECK_EQ_INT(zeMemAllocDevice(context, &zt_device_alloc_desc, 512, 0, device, &memory), 0);
+        CHECK_EQ_INT(zeMemGetIpcHandle(context, memory, &memory_ipc), 0);
+        CHECK_EQ_INT(zeMemOpenIpcHandle(doomed, device, memory_ipc, 0, &mapped), 0);
+        begin();
+        CHECK_EQ_INT(zeContextDestroy(doomed), 0);
+        end(1, __LINE__);
+        CHECK(mentions("ze_context_handle_t destroyed while 2 objects created from it are live ("));
+        CHECK(mentions("ze_ipc_event_pool 0x"));
+        CHECK(mentions("ze_ipc_mem 0x"));
+        CHECK(is_live(opened) && is_live(mapped));
+        /* Closing them later is not reported again; the test driver
+         * refuses the mapping's close naming the destroyed context, and
+         * the mapping stays tracked. */
+        begin();
+        CHECK_EQ_INT(zeEventPoolCloseIpcHandle(opened), 0);
+        CHECK_EQ_INT(zeMemCloseIpcHandle(doomed, mapped), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(0, __LINE__);
+        CHECK(!is_live(opened) && is_live(mapped));
+        CHECK_EQ_INT(zeMemFree(context, memory), 0);
+    }
+
+    /* The wrong call of the two: an opened pool or mapping destroyed or
+     * freed, a created pool or an allocation closed. Each is reported
+     * naming the call to use, and counted as released: the test driver,
+     * like Intel's, frees it either way, and the program gets its answer. */
+    {
+        ze_ipc_event_pool_handle_t pool_ipc;
+        ze_event_pool_handle_t opened, created;
+        void *memory, *mapped, *allocated;
+        ze_ipc_mem_handle_t memory_ipc;
+        CHECK_EQ_INT(zeEventPoolGetIpcHandle(pool, &pool_ipc), 0);
+        int opened_at = __LINE__; CHECK_EQ_INT(zeEventPoolOpenIpcHandle(context, pool_ipc, &opened), 0);
+        CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &created), 0);
+        CHECK_EQ_INT(zeMemAllocDevice(context, &zt_device_alloc_desc, 512, 0, device, &memory), 0);
+        CHECK_EQ_INT(zeMemGetIpcHandle(context, memory, &memory_ipc), 0);
+        CHECK_EQ_INT(zeMemOpenIpcHandle(context, device, memory_ipc, 0, &mapped), 0);
+        CHECK_EQ_INT(zeMemAllocHost(context, &zt_host_alloc_desc, 64, 0, &allocated), 0);
+        begin();
+        int destroyed = __LINE__; CHECK_EQ_INT(zeEventPoolDestroy(opened), 0);
+        end(1, __LINE__);
+        CHECK(mentions("zeEventPoolDestroy("));
+        CHECK(mentions("the ze_ipc_event_pool was opened by zeEventPoolOpenIpcHandle: "
+                       "close it with zeEventPoolCloseIpcHandle, not with zeEventPoolDestroy"));
+        CHECK(mentions_line(destroyed));
+        CHECK(mentions_line(opened_at));
+        CHECK(!is_live(opened));
+        begin();
+        CHECK_EQ_INT(zeEventPoolCloseIpcHandle(created), 0);
+        CHECK_EQ_INT(zeMemFree(context, mapped), 0);
+        CHECK_EQ_INT(zeMemCloseIpcHandle(context, allocated), 0);
+        end(3, __LINE__);
+        CHECK(mentions("zeEventPoolCloseIpcHandle(") && mentions("zeMemFree(") && mentions("zeMemCloseIpcHandle("));
+        CHECK(mentions("the ze_event_pool_handle_t was created by zeEventPoolCreate: "
+                       "destroy it with zeEventPoolDestroy, not with zeEventPoolCloseIpcHandle"));
+        CHECK(mentions("the ze_ipc_mem was mapped by zeMemOpenIpcHandle: "
+                       "close it with zeMemCloseIpcHandle, not with zeMemFree"));
+        CHECK(mentions("the ze_mem was allocated by zeMemAlloc*: "
+                       "free it with zeMemFree or zeMemFreeExt, not with zeMemCloseIpcHandle"));
+        CHECK(!strstr(diagnostics, "not a live object"));
+        CHECK(!is_live(created) && !is_live(mapped) && !is_live(allocated));
+        /* Closed once, a second close is a dead handle. */
+        begin();
+        CHECK_EQ_INT(zeEventPoolCloseIpcHandle(opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("ze_ipc_event_pool not a live object"));
+        CHECK_EQ_INT(zeMemFree(context, memory), 0);
+    }
+
+    /* The driver refuses a free of an opened mapping: reported as the
+     * wrong call, and the mapping is live again as what it was. */
+    if (test_driver.refuse_next_destroy) {
+        void *memory, *mapped;
+        ze_ipc_mem_handle_t memory_ipc;
+        CHECK_EQ_INT(zeMemAllocDevice(context, &zt_device_alloc_desc, 512, 0, device, &memory), 0);
+        CHECK_EQ_INT(zeMemGetIpcHandle(context, memory, &memory_ipc), 0);
+        int mapped_at = __LINE__; CHECK_EQ_INT(zeMemOpenIpcHandle(context, device, memory_ipc, 0, &mapped), 0);
+        begin();
+        test_driver.refuse_next_destroy();
+        CHECK_EQ_INT(zeMemFree(context, mapped), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        end(1, __LINE__);
+        CHECK(mentions("close it with zeMemCloseIpcHandle, not with zeMemFree"));
+        CHECK(mentions("the ze_ipc_mem is live again"));
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)mapped, &object) == LIVETRACK_OK &&
+              object.refs == 1 && object.type_name && strcmp(object.type_name, "ze_ipc_mem") == 0 &&
+              object.parents[0] == (uint64_t)(uintptr_t)context);
+        CHECK_EQ_INT(created_at_line(mapped), mapped_at);
+        begin();
+        CHECK_EQ_INT(zeMemCloseIpcHandle(context, mapped), 0);
+        CHECK_EQ_INT(zeMemFree(context, memory), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(mapped) && !is_live(memory));
+    }
+
+    /* Opening a handle no call gave fails and opens nothing; the program
+     * gets the driver's answer. */
+    {
+        ze_ipc_event_pool_handle_t no_pool_ipc;
+        ze_ipc_mem_handle_t no_memory_ipc;
+        memset(&no_pool_ipc, 0, sizeof no_pool_ipc);
+        memset(&no_memory_ipc, 0, sizeof no_memory_ipc);
+        ze_event_pool_handle_t no_pool = NULL;
+        void *no_memory = NULL;
+        uint64_t mark = livetrack_mark();
+        begin();
+        CHECK_EQ_INT(zeEventPoolOpenIpcHandle(context, no_pool_ipc, &no_pool), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        CHECK_EQ_INT(zeMemOpenIpcHandle(context, device, no_memory_ipc, 0, &no_memory),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(0, __LINE__);
+        CHECK(no_pool == NULL && no_memory == NULL);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
+    }
+
     /* NULL handles are the driver's to answer: nothing from livetrack. */
     {
         begin();
@@ -392,7 +541,7 @@ int main(void)
     end(0, __LINE__);
     free(diagnostics);
     if (test_driver.live)
-        CHECK_EQ_INT(test_driver.live(), 1); /* the memory of the destroyed context */
+        CHECK_EQ_INT(test_driver.live(), 2); /* the memory and the IPC mapping of the destroyed contexts */
     if (!check_failed)
         zt_remove_dir(directory);
     return check_summary("ze_misuse");

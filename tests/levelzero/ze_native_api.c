@@ -1,10 +1,11 @@
 /*
  * The native API sees Level Zero objects: after livetrack_mark(),
  * livetrack_snapshot_since() lists exactly the objects this test created
- * and still holds, with their types, sizes, parents, owners and the
- * file:line of the creating call; failed calls create nothing; a reset
- * keeps the object; destroying everything empties the set again. Every
- * call reaches the driver exactly once.
+ * and still holds (what it opened from IPC handles too), with their
+ * types, sizes, parents, owners and the file:line of the creating call;
+ * failed calls create nothing; a reset keeps the object; destroying
+ * everything empties the set again. Every call reaches the driver exactly
+ * once.
  *
  * Runs with liblivetrack_ze.so preloaded and the test driver.
  */
@@ -133,13 +134,16 @@ int main(void)
     ze_module_handle_t module, no_module = NULL;
     ze_module_build_log_handle_t build_log;
     ze_kernel_handle_t kernel, no_kernel = NULL;
-    ze_event_pool_handle_t pool;
-    ze_event_handle_t event;
+    ze_event_pool_handle_t pool, ipc_pool;
+    ze_event_handle_t event, ipc_event;
+    ze_ipc_event_pool_handle_t pool_ipc;
+    ze_ipc_mem_handle_t memory_ipc, no_ipc;
+    memset(&no_ipc, 0, sizeof no_ipc);
     ze_image_handle_t image, view;
     ze_sampler_handle_t sampler;
     ze_physical_mem_handle_t physical;
     ze_physical_mem_desc_t physical_desc = {.stype = ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC, .size = 3 * ZT_PAGE_SIZE};
-    void *reservation, *device_memory, *host_memory, *shared_memory, *no_memory = NULL;
+    void *reservation, *device_memory, *host_memory, *shared_memory, *mapped, *no_memory = NULL;
 
     CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &context), 0); expect("ze_context_handle_t", context, 0, NULL, NULL, __LINE__);
     CHECK_EQ_INT(zeContextCreateEx(driver, &zt_context_desc, 1, &device, &context_ex), 0); expect("ze_context_handle_t", context_ex, 0, NULL, NULL, __LINE__);
@@ -159,12 +163,22 @@ int main(void)
     CHECK_EQ_INT(zeMemAllocDevice(context, &zt_device_alloc_desc, 1 << 20, 0, device, &device_memory), 0); expect("ze_mem", device_memory, 1 << 20, context, NULL, __LINE__);
     CHECK_EQ_INT(zeMemAllocHost(context_ex, &zt_host_alloc_desc, 777, 0, &host_memory), 0); expect("ze_mem", host_memory, 777, context_ex, NULL, __LINE__);
     CHECK_EQ_INT(zeMemAllocShared(context, &zt_device_alloc_desc, &zt_host_alloc_desc, 4000, 4096, device, &shared_memory), 0); expect("ze_mem", shared_memory, 4000, context, NULL, __LINE__);
+    /* Opened from IPC handles this process exported (the test driver maps
+     * them anew): they belong to the context they were opened in, and an
+     * event of the opened pool to the pool, so all have the driver as
+     * owner. The mapping's size is not known. */
+    CHECK_EQ_INT(zeEventPoolGetIpcHandle(pool, &pool_ipc), 0);
+    CHECK_EQ_INT(zeEventPoolOpenIpcHandle(context_ex, pool_ipc, &ipc_pool), 0); expect("ze_ipc_event_pool", ipc_pool, 0, context_ex, NULL, __LINE__);
+    CHECK_EQ_INT(zeEventCreate(ipc_pool, &zt_event_desc, &ipc_event), 0); expect("ze_event_handle_t", ipc_event, 0, ipc_pool, NULL, __LINE__);
+    CHECK_EQ_INT(zeMemGetIpcHandle(context, device_memory, &memory_ipc), 0);
+    CHECK_EQ_INT(zeMemOpenIpcHandle(context_ex, device, memory_ipc, 0, &mapped), 0); expect("ze_ipc_mem", mapped, 0, context_ex, NULL, __LINE__);
 
     /* Failed calls create nothing (a failed build's log is the exception,
      * and here none was asked for). */
     CHECK_EQ_INT(zeKernelCreate(module, &zt_missing_kernel_desc, &no_kernel), ZE_RESULT_ERROR_INVALID_KERNEL_NAME);
     CHECK_EQ_INT(zeMemAllocDevice(context, &zt_device_alloc_desc, 0, 0, device, &no_memory), ZE_RESULT_ERROR_UNSUPPORTED_SIZE);
     CHECK_EQ_INT(zeModuleCreate(context, device, &zt_failing_module_desc, &no_module, NULL), ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    CHECK_EQ_INT(zeMemOpenIpcHandle(context, device, no_ipc, 0, &no_memory), ZE_RESULT_ERROR_INVALID_ARGUMENT);
     check_live_set(mark, driver);
     CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), expected_count);
 
@@ -188,6 +202,7 @@ int main(void)
                                            .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
     CHECK_EQ_INT(zeMemFreeExt(context, &free_desc, shared_memory), 0); forget(shared_memory);
     CHECK_EQ_INT(zeMemFree(context_ex, host_memory), 0); forget(host_memory);
+    CHECK_EQ_INT(zeMemCloseIpcHandle(context_ex, mapped), 0); forget(mapped);
     CHECK_EQ_INT(zeMemFree(context, device_memory), 0); forget(device_memory);
     CHECK_EQ_INT(zeVirtualMemFree(context, reservation, 4 * ZT_PAGE_SIZE), 0); forget(reservation);
     CHECK_EQ_INT(zePhysicalMemDestroy(context, physical), 0); forget(physical);
@@ -196,6 +211,8 @@ int main(void)
     CHECK_EQ_INT(zeImageDestroy(view), 0); forget(view);
     CHECK_EQ_INT(zeImageDestroy(image), 0); forget(image);
     CHECK_EQ_INT(zeEventDestroy(event), 0); forget(event);
+    CHECK_EQ_INT(zeEventDestroy(ipc_event), 0); forget(ipc_event);
+    CHECK_EQ_INT(zeEventPoolCloseIpcHandle(ipc_pool), 0); forget(ipc_pool);
     CHECK_EQ_INT(zeEventPoolDestroy(pool), 0); forget(pool);
     CHECK_EQ_INT(zeKernelDestroy(kernel), 0); forget(kernel);
     CHECK_EQ_INT(zeModuleDestroy(module), 0); forget(module);
@@ -222,6 +239,10 @@ int main(void)
         CHECK_EQ_INT(test_driver.calls("zeImageDestroy"), 2);
         CHECK_EQ_INT(test_driver.calls("zeCommandListReset"), 1);
         CHECK_EQ_INT(test_driver.calls("zeModuleCreate"), 2);
+        CHECK_EQ_INT(test_driver.calls("zeEventPoolOpenIpcHandle"), 1);
+        CHECK_EQ_INT(test_driver.calls("zeEventPoolCloseIpcHandle"), 1);
+        CHECK_EQ_INT(test_driver.calls("zeMemOpenIpcHandle"), 2);
+        CHECK_EQ_INT(test_driver.calls("zeMemCloseIpcHandle"), 1);
         CHECK_EQ_INT(test_driver.live(), 0);
     }
     return check_summary("ze_native_api");
