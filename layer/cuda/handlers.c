@@ -16,7 +16,8 @@
 #define HANDLE(value) ((uint64_t)(uintptr_t)(value))
 #define KEY(type, value) ltcu_key(type, HANDLE(value))
 
-/* A call whose _ptsz twin takes the same arguments uses the same handler. */
+/* A call whose twin takes the same arguments (its _ptsz twin, or an older
+ * ABI of the same name) uses the same handler. */
 #define SAME_ARGUMENTS(twin, symbol) \
     _Static_assert(sizeof(twin##_params) == sizeof(symbol##_params), #twin " and " #symbol " differ")
 
@@ -33,6 +34,8 @@ static void after_cuCtxCreate_v2(ltcu_call *call, const void *raw_params)
     PARAMS(cuCtxCreate_v2);
     context_created(call, p->pctx);
 }
+SAME_ARGUMENTS(cuCtxCreate, cuCtxCreate_v2);
+#define after_cuCtxCreate after_cuCtxCreate_v2
 
 static void after_cuCtxCreate_v3(ltcu_call *call, const void *raw_params)
 {
@@ -62,6 +65,8 @@ static void before_cuCtxDestroy_v2(ltcu_call *call, const void *raw_params)
     if (ltcu_forget(call, LTCU_CONTEXT, LTCU_TYPE_BIT(LTCU_CONTEXT), HANDLE(p->ctx)))
         ltcu_drop_context_objects(call, p->ctx, "destroyed");
 }
+SAME_ARGUMENTS(cuCtxDestroy, cuCtxDestroy_v2);
+#define before_cuCtxDestroy before_cuCtxDestroy_v2
 
 static void after_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_params)
 {
@@ -108,12 +113,18 @@ SAME_ARGUMENTS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2);
 RECORD_OUT(cuStreamCreate, phStream, LTCU_STREAM)
 RECORD_OUT(cuStreamCreateWithPriority, phStream, LTCU_STREAM)
 FORGET_ARG(cuStreamDestroy_v2, hStream, LTCU_STREAM)
+SAME_ARGUMENTS(cuStreamDestroy, cuStreamDestroy_v2);
+#define before_cuStreamDestroy before_cuStreamDestroy_v2
 RECORD_OUT(cuStreamEndCapture, phGraph, LTCU_GRAPH)
 SAME_ARGUMENTS(cuStreamEndCapture_ptsz, cuStreamEndCapture);
 #define after_cuStreamEndCapture_ptsz after_cuStreamEndCapture
 RECORD_OUT(cuEventCreate, phEvent, LTCU_EVENT)
 FORGET_ARG(cuEventDestroy_v2, hEvent, LTCU_EVENT)
+SAME_ARGUMENTS(cuEventDestroy, cuEventDestroy_v2);
+#define before_cuEventDestroy before_cuEventDestroy_v2
 RECORD_OUT(cuLinkCreate_v2, stateOut, LTCU_LINK_STATE)
+SAME_ARGUMENTS(cuLinkCreate, cuLinkCreate_v2);
+#define after_cuLinkCreate after_cuLinkCreate_v2
 FORGET_ARG(cuLinkDestroy, state, LTCU_LINK_STATE)
 RECORD_OUT(cuGraphCreate, phGraph, LTCU_GRAPH)
 RECORD_OUT(cuGraphClone, phGraphClone, LTCU_GRAPH)
@@ -319,6 +330,8 @@ static void after_cuMemHostRegister_v2(ltcu_call *call, const void *raw_params)
     PARAMS(cuMemHostRegister_v2);
     ltcu_record(call, LTCU_HOST_REGISTERED, HANDLE(p->p), p->bytesize, 0);
 }
+SAME_ARGUMENTS(cuMemHostRegister, cuMemHostRegister_v2);
+#define after_cuMemHostRegister after_cuMemHostRegister_v2
 FORGET_ARG(cuMemHostUnregister, p, LTCU_HOST_REGISTERED)
 
 /* ---- virtual memory: reservation, physical memory, mapping ------------------ */
@@ -389,9 +402,11 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 
 /* Calls without a `before` or `after` handler get NULL there: the names
  * below exist only for them. */
+#define before_cuCtxCreate NULL
 #define before_cuCtxCreate_v2 NULL
 #define before_cuCtxCreate_v3 NULL
 #define before_cuCtxCreate_v4 NULL
+#define after_cuCtxDestroy NULL
 #define after_cuCtxDestroy_v2 NULL
 #define before_cuDevicePrimaryCtxRetain NULL
 #define after_cuDevicePrimaryCtxRelease NULL
@@ -400,10 +415,12 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define after_cuDevicePrimaryCtxReset_v2 NULL
 #define before_cuStreamCreate NULL
 #define before_cuStreamCreateWithPriority NULL
+#define after_cuStreamDestroy NULL
 #define after_cuStreamDestroy_v2 NULL
 #define before_cuStreamEndCapture NULL
 #define before_cuStreamEndCapture_ptsz NULL
 #define before_cuEventCreate NULL
+#define after_cuEventDestroy NULL
 #define after_cuEventDestroy_v2 NULL
 #define before_cuModuleLoad NULL
 #define before_cuModuleLoadData NULL
@@ -413,6 +430,7 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define before_cuLibraryLoadData NULL
 #define before_cuLibraryLoadFromFile NULL
 #define after_cuLibraryUnload NULL
+#define before_cuLinkCreate NULL
 #define before_cuLinkCreate_v2 NULL
 #define after_cuLinkDestroy NULL
 #define before_cuGraphCreate NULL
@@ -449,6 +467,7 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define after_cuMemFreeAsync NULL
 #define after_cuMemFreeAsync_ptsz NULL
 #define before_cuMemPoolImportPointer NULL
+#define before_cuMemHostRegister NULL
 #define before_cuMemHostRegister_v2 NULL
 #define after_cuMemHostUnregister NULL
 #define before_cuMemAddressReserve NULL

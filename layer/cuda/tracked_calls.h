@@ -20,8 +20,15 @@
  * stream      LTCU_LEGACY_STREAM, or LTCU_PER_THREAD_STREAM for the _ptsz
  *             twin handed out for CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM.
  *
- * ABIs older than the ones listed (the 32-bit CUDA 2.x allocation calls)
- * are not tracked: cuGetProcAddress hands them out unwrapped and says so.
+ * Older ABIs whose arguments are the newer one's (cuCtxCreate,
+ * cuCtxDestroy, cuStreamDestroy and cuEventDestroy of CUDA 2.0,
+ * cuMemHostRegister of 4.0, cuLinkCreate of 5.5) are listed too: the
+ * driver still exports them under the plain names, and dlsym or an old
+ * cuGetProcAddress version reaches them. Only the CUDA 2.x ABIs with
+ * 32-bit sizes or addresses are not tracked (cuMemAlloc, cuMemAllocPitch,
+ * cuMemFree and cuMemAllocHost, and cuArrayCreate and cuArray3DCreate
+ * with their 32-bit descriptors): cuGetProcAddress hands them out
+ * unwrapped and says so.
  */
 #ifndef LIVETRACK_CUDA_TRACKED_CALLS_H
 #define LIVETRACK_CUDA_TRACKED_CALLS_H
@@ -32,6 +39,8 @@
 /* clang-format off */
 #define LTCU_TRACKED_CALLS(X) \
     /* contexts */ \
+    X(cuCtxCreate, "cuCtxCreate", 2000, LTCU_LEGACY_STREAM, \
+      (CUcontext *pctx, unsigned int flags, CUdevice dev), (pctx, flags, dev)) \
     X(cuCtxCreate_v2, "cuCtxCreate", 3020, LTCU_LEGACY_STREAM, \
       (CUcontext *pctx, unsigned int flags, CUdevice dev), (pctx, flags, dev)) \
     X(cuCtxCreate_v3, "cuCtxCreate", 11040, LTCU_LEGACY_STREAM, \
@@ -40,6 +49,7 @@
     X(cuCtxCreate_v4, "cuCtxCreate", 12050, LTCU_LEGACY_STREAM, \
       (CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev), \
       (pctx, ctxCreateParams, flags, dev)) \
+    X(cuCtxDestroy, "cuCtxDestroy", 2000, LTCU_LEGACY_STREAM, (CUcontext ctx), (ctx)) \
     X(cuCtxDestroy_v2, "cuCtxDestroy", 4000, LTCU_LEGACY_STREAM, (CUcontext ctx), (ctx)) \
     X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, LTCU_LEGACY_STREAM, \
       (CUcontext *pctx, CUdevice dev), (pctx, dev)) \
@@ -52,6 +62,7 @@
       (CUstream *phStream, unsigned int Flags), (phStream, Flags)) \
     X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 5050, LTCU_LEGACY_STREAM, \
       (CUstream *phStream, unsigned int flags, int priority), (phStream, flags, priority)) \
+    X(cuStreamDestroy, "cuStreamDestroy", 2000, LTCU_LEGACY_STREAM, (CUstream hStream), (hStream)) \
     X(cuStreamDestroy_v2, "cuStreamDestroy", 4000, LTCU_LEGACY_STREAM, (CUstream hStream), (hStream)) \
     X(cuStreamEndCapture, "cuStreamEndCapture", 10000, LTCU_LEGACY_STREAM, \
       (CUstream hStream, CUgraph *phGraph), (hStream, phGraph)) \
@@ -59,6 +70,7 @@
       (CUstream hStream, CUgraph *phGraph), (hStream, phGraph)) \
     X(cuEventCreate, "cuEventCreate", 2000, LTCU_LEGACY_STREAM, \
       (CUevent *phEvent, unsigned int Flags), (phEvent, Flags)) \
+    X(cuEventDestroy, "cuEventDestroy", 2000, LTCU_LEGACY_STREAM, (CUevent hEvent), (hEvent)) \
     X(cuEventDestroy_v2, "cuEventDestroy", 4000, LTCU_LEGACY_STREAM, (CUevent hEvent), (hEvent)) \
     /* modules, libraries, linker states */ \
     X(cuModuleLoad, "cuModuleLoad", 2000, LTCU_LEGACY_STREAM, \
@@ -84,6 +96,9 @@
       (library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, \
        numLibraryOptions)) \
     X(cuLibraryUnload, "cuLibraryUnload", 12000, LTCU_LEGACY_STREAM, (CUlibrary library), (library)) \
+    X(cuLinkCreate, "cuLinkCreate", 5050, LTCU_LEGACY_STREAM, \
+      (unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut), \
+      (numOptions, options, optionValues, stateOut)) \
     X(cuLinkCreate_v2, "cuLinkCreate", 6050, LTCU_LEGACY_STREAM, \
       (unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut), \
       (numOptions, options, optionValues, stateOut)) \
@@ -159,6 +174,8 @@
       (CUdeviceptr dptr, CUstream hStream), (dptr, hStream)) \
     X(cuMemPoolImportPointer, "cuMemPoolImportPointer", 11020, LTCU_LEGACY_STREAM, \
       (CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData), (ptr_out, pool, shareData)) \
+    X(cuMemHostRegister, "cuMemHostRegister", 4000, LTCU_LEGACY_STREAM, \
+      (void *p, size_t bytesize, unsigned int Flags), (p, bytesize, Flags)) \
     X(cuMemHostRegister_v2, "cuMemHostRegister", 6050, LTCU_LEGACY_STREAM, \
       (void *p, size_t bytesize, unsigned int Flags), (p, bytesize, Flags)) \
     X(cuMemHostUnregister, "cuMemHostUnregister", 4000, LTCU_LEGACY_STREAM, (void *p), (p)) \

@@ -32,29 +32,52 @@ static uint64_t last_handle = 0x5a000000;
 static uint64_t fresh(void) { return last_handle += 0x1000; }
 #define AS(type, value) ((type)(uintptr_t)(value))
 
-/* One driver API call as CUPTI reports it: entry, then exit with `result`.
- * `made` runs between the two, as the driver writes the out-handles. */
-static void drive_with(ltcu_call_id id, void *params, CUresult result, void (*made)(void *), void *made_context)
+/* One driver API call as CUPTI reports it, by its callback id: entry,
+ * then exit with `result`. `made` runs between the two, as the driver
+ * writes the out-handles. Calls by callback id need no tracked-call id,
+ * so a test of a call livetrack did not track still builds, and fails. */
+static void drive_callback(CUpti_CallbackId cbid, void *params, CUresult result, void (*made)(void *),
+                           void *made_context)
 {
     uint64_t correlation = 0;
     CUresult returned = result;
     CUpti_CallbackData data;
     memset(&data, 0, sizeof data);
     data.callbackSite = CUPTI_API_ENTER;
-    data.functionName = ltcu_calls[id].symbol;
+    data.functionName = "a driver call";
     data.functionParams = params;
     data.functionReturnValue = &returned;
     data.context = current;
     data.correlationData = &correlation;
-    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, callback_of_call[id], &data);
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &data);
     if (made)
         made(made_context);
     data.callbackSite = CUPTI_API_EXIT;
-    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, callback_of_call[id], &data);
-    if (result == CUDA_SUCCESS)
-        succeeded[id]++;
-    else
-        failed[id]++;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &data);
+    for (int id = 0; id < LTCU_CALL_COUNT; id++) {
+        if (callback_of_call[id] != cbid)
+            continue;
+        if (result == CUDA_SUCCESS)
+            succeeded[id]++;
+        else
+            failed[id]++;
+    }
+}
+
+static void drive_with(ltcu_call_id id, void *params, CUresult result, void (*made)(void *), void *made_context)
+{
+    drive_callback(callback_of_call[id], params, result, made, made_context);
+}
+
+/* Whether the CUPTI mode enables the driver callback `cbid`. */
+static int callback_enabled(CUpti_CallbackId cbid)
+{
+    CUpti_CallbackId ids[CUPTI_DRIVER_TRACE_CBID_SIZE];
+    size_t count = ltcu_cupti_driver_callbacks(ids, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    for (size_t i = 0; i < count; i++)
+        if (ids[i] == cbid)
+            return 1;
+    return 0;
 }
 
 static void drive(ltcu_call_id id, void *params, CUresult result) { drive_with(id, params, result, NULL, NULL); }
@@ -139,10 +162,10 @@ static void capture_stderr(void (*body)(void *), void *context, char *out, size_
 
 /* A create whose out-handle is the first field of its params struct. */
 typedef struct lifecycle {
-    ltcu_call_id create;
+    CUpti_CallbackId create;
     void *create_params;
     uint64_t *out;    /* where the driver writes the handle */
-    ltcu_call_id destroy;
+    CUpti_CallbackId destroy;
     void *destroy_params;
     uint64_t *destroy_handle; /* the destroy's handle argument */
     ltcu_type type;
@@ -161,24 +184,25 @@ static void write_handle(void *context)
 static void check_lifecycle(const lifecycle *l)
 {
     *l->out = 0;
-    drive_with(l->create, l->create_params, CUDA_ERROR_OUT_OF_MEMORY, write_handle, l->out);
+    CHECK(callback_enabled(l->create) && callback_enabled(l->destroy));
+    drive_callback(l->create, l->create_params, CUDA_ERROR_OUT_OF_MEMORY, write_handle, l->out);
     uint64_t refused = *l->out;
     EXPECT_GONE(l->type, refused);
 
-    drive_with(l->create, l->create_params, CUDA_SUCCESS, write_handle, l->out);
+    drive_callback(l->create, l->create_params, CUDA_SUCCESS, write_handle, l->out);
     uint64_t handle = *l->out;
     EXPECT_LIVE(l->type, handle, l->bytes, l->owner);
 
     *l->destroy_handle = handle;
-    drive(l->destroy, l->destroy_params, CUDA_ERROR_INVALID_HANDLE);
+    drive_callback(l->destroy, l->destroy_params, CUDA_ERROR_INVALID_HANDLE, NULL, NULL);
     EXPECT_LIVE(l->type, handle, l->bytes, l->owner);
 
     uint64_t misuse = misuse_count();
-    drive(l->destroy, l->destroy_params, CUDA_SUCCESS);
+    drive_callback(l->destroy, l->destroy_params, CUDA_SUCCESS, NULL, NULL);
     EXPECT_GONE(l->type, handle);
     CHECK_EQ_INT(misuse_count(), misuse);
 
-    drive(l->destroy, l->destroy_params, CUDA_ERROR_INVALID_HANDLE);
+    drive_callback(l->destroy, l->destroy_params, CUDA_ERROR_INVALID_HANDLE, NULL, NULL);
     CHECK_EQ_INT(misuse_count(), misuse + 1);
 }
 
@@ -196,10 +220,10 @@ static void check_lifecycle(const lifecycle *l)
         destroy_symbol##_params destroy_params;                                                                 \
         memset(&destroy_params, 0, sizeof destroy_params);                                                      \
         _Static_assert(sizeof destroy_params.handle_field == sizeof(uint64_t), "64-bit handle");               \
-        lifecycle l = {LTCU_ID_##create_symbol,                                                                 \
+        lifecycle l = {CUPTI_DRIVER_TRACE_CBID_##create_symbol,                                                 \
                        &create_params,                                                                          \
                        &out_slot.as_integer,                                                                    \
-                       LTCU_ID_##destroy_symbol,                                                                \
+                       CUPTI_DRIVER_TRACE_CBID_##destroy_symbol,                                                \
                        &destroy_params,                                                                         \
                        (uint64_t *)(void *)&destroy_params.handle_field,                                        \
                        object_type,                                                                             \
@@ -270,6 +294,51 @@ static void objects_outside_contexts(void)
     CHECK_LIFECYCLE(cuGraphClone, phGraphClone, cuGraphDestroy, hGraph, LTCU_GRAPH, 0, NULL, clone);
     CHECK_LIFECYCLE(cuStreamEndCapture, phGraph, cuGraphDestroy, hGraph, LTCU_GRAPH, 0, NULL, NO_INIT);
     CHECK_LIFECYCLE(cuStreamEndCapture_ptsz, phGraph, cuGraphDestroy, hGraph, LTCU_GRAPH, 0, NULL, NO_INIT);
+}
+
+/* ---- older ABIs with the arguments of their successors ---------------------------- */
+
+/* CUPTI reports the CUDA 2.0 cuCtxCreate, cuCtxDestroy, cuStreamDestroy and
+ * cuEventDestroy, the 4.0 cuMemHostRegister and the 5.5 cuLinkCreate under
+ * callback ids of their own, which a program reaches through dlsym or an
+ * old cuGetProcAddress version. Each is enabled and does what its
+ * successor does. */
+static void older_abis(void)
+{
+    CHECK_LIFECYCLE(cuStreamCreate, phStream, cuStreamDestroy, hStream, LTCU_STREAM, 0, current, NO_INIT);
+    CHECK_LIFECYCLE(cuEventCreate, phEvent, cuEventDestroy, hEvent, LTCU_EVENT, 0, current, NO_INIT);
+    CHECK_LIFECYCLE(cuLinkCreate, stateOut, cuLinkDestroy, state, LTCU_LINK_STATE, 0, current, NO_INIT);
+
+    CHECK(callback_enabled(CUPTI_DRIVER_TRACE_CBID_cuCtxCreate) &&
+          callback_enabled(CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy));
+    uint64_t context = fresh(), refused = fresh();
+    cuCtxCreate_params create = {(CUcontext *)&refused, 0, 0};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuCtxCreate, &create, CUDA_ERROR_INVALID_DEVICE, NULL, NULL);
+    EXPECT_GONE(LTCU_CONTEXT, refused);
+    create.pctx = (CUcontext *)&context;
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuCtxCreate, &create, CUDA_SUCCESS, NULL, NULL);
+    EXPECT_LIVE(LTCU_CONTEXT, context, 0, AS(CUcontext, context));
+    cuCtxDestroy_params destroy = {AS(CUcontext, context)};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy, &destroy, CUDA_ERROR_INVALID_CONTEXT, NULL, NULL);
+    EXPECT_LIVE(LTCU_CONTEXT, context, 0, AS(CUcontext, context));
+    uint64_t misuse = misuse_count();
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy, &destroy, CUDA_SUCCESS, NULL, NULL);
+    EXPECT_GONE(LTCU_CONTEXT, context);
+    CHECK_EQ_INT(misuse_count(), misuse);
+
+    CHECK(callback_enabled(CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister));
+    static char buffer[128];
+    uint64_t address = (uint64_t)(uintptr_t)buffer;
+    cuMemHostRegister_params reg = {buffer, sizeof buffer, 0};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister, &reg, CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, NULL,
+                   NULL);
+    EXPECT_GONE(LTCU_HOST_REGISTERED, address);
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister, &reg, CUDA_SUCCESS, NULL, NULL);
+    EXPECT_LIVE(LTCU_HOST_REGISTERED, address, sizeof buffer, current);
+    cuMemHostUnregister_params unreg = {buffer};
+    drive(LTCU_ID_cuMemHostUnregister, &unreg, CUDA_SUCCESS);
+    EXPECT_GONE(LTCU_HOST_REGISTERED, address);
+    CHECK_EQ_INT(misuse_count(), misuse);
 }
 
 /* ---- allocations ----------------------------------------------------------------- */
@@ -829,6 +898,7 @@ int main(void)
     current = AS(CUcontext, fresh());
     objects_in_a_context();
     objects_outside_contexts();
+    older_abis();
     allocations();
     current = AS(CUcontext, fresh());
     virtual_memory();

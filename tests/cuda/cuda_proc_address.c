@@ -228,6 +228,74 @@ static void runtime_modules_end_with_context(void)
     CHECK_EQ_INT(cuCtxSetCurrent(previous), CUDA_SUCCESS);
 }
 
+/* The driver still exports the older ABIs of some tracked functions under
+ * the plain names (cuStreamDestroy, cuEventDestroy, cuCtxCreate and
+ * cuCtxDestroy of CUDA 2.0, cuMemHostRegister of 4.0, cuLinkCreate of
+ * 5.5), with the arguments of their successors: a program that looks them
+ * up (dlsym, ctypes, an old cuGetProcAddress version) gets them. They
+ * make and end the same objects, so they are tracked as well. */
+typedef CUresult (*stream_destroy_fn)(CUstream);
+typedef CUresult (*event_destroy_fn)(CUevent);
+typedef CUresult (*context_create_fn)(CUcontext *, unsigned int, CUdevice);
+typedef CUresult (*context_destroy_fn)(CUcontext);
+typedef CUresult (*host_register_fn)(void *, size_t, unsigned int);
+typedef CUresult (*link_create_fn)(unsigned int, CUjit_option *, void **, CUlinkState *);
+
+static void older_abis_of_the_same_arguments(void)
+{
+    stream_destroy_fn stream_destroy = (stream_destroy_fn)dlsym(RTLD_DEFAULT, "cuStreamDestroy");
+    event_destroy_fn event_destroy = (event_destroy_fn)dlsym(RTLD_DEFAULT, "cuEventDestroy");
+    context_create_fn context_create = (context_create_fn)dlsym(RTLD_DEFAULT, "cuCtxCreate");
+    context_destroy_fn context_destroy = (context_destroy_fn)dlsym(RTLD_DEFAULT, "cuCtxDestroy");
+    host_register_fn host_register = (host_register_fn)proc("cuMemHostRegister", 4000, 0);
+    link_create_fn link_create = (link_create_fn)proc("cuLinkCreate", 6000, 0);
+    CHECK(stream_destroy && event_destroy && context_create && context_destroy && host_register && link_create);
+    if (!stream_destroy || !event_destroy || !context_create || !context_destroy || !host_register || !link_create)
+        return;
+    CHECK(is_wrapper((void *)stream_destroy) && is_wrapper((void *)event_destroy));
+    CHECK(is_wrapper((void *)context_create) && is_wrapper((void *)context_destroy));
+    CHECK(is_wrapper((void *)host_register) && is_wrapper((void *)link_create));
+    /* Not the newer ABI's wrapper: each calls its own driver function. */
+    CHECK(proc("cuStreamDestroy", 2000, 0) != proc("cuStreamDestroy", 4000, 0));
+    CHECK(host_register != (host_register_fn)proc("cuMemHostRegister", 6050, 0));
+
+    uint64_t misuse = cuda_misuse_count();
+    CUcontext previous = NULL, made = NULL;
+    CHECK_EQ_INT(cuCtxGetCurrent(&previous), CUDA_SUCCESS);
+    CHECK_EQ_INT(context_create(&made, 0, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_refs("CUcontext", CUDA_TEST_HANDLE(made)), 1);
+    CUstream stream = NULL;
+    CUevent event = NULL;
+    CHECK_EQ_INT(cuStreamCreate(&stream, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuEventCreate(&event, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(stream_destroy(stream), CUDA_SUCCESS);
+    CHECK_EQ_INT(event_destroy(event), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUstream", CUDA_TEST_HANDLE(stream), NULL));
+    CHECK(!cuda_live("CUevent", CUDA_TEST_HANDLE(event), NULL));
+
+    static char buffer[8192];
+    CHECK_EQ_INT(host_register(buffer, sizeof buffer, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_refs("host_registered", CUDA_TEST_HANDLE(buffer)), 1);
+    CHECK_EQ_INT(cuMemHostUnregister(buffer), CUDA_SUCCESS);
+    CUlinkState link = NULL;
+    CHECK_EQ_INT(link_create(0, NULL, NULL, &link), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_refs("CUlinkState", CUDA_TEST_HANDLE(link)), 1);
+    CHECK_EQ_INT(cuLinkDestroy(link), CUDA_SUCCESS);
+
+    /* Left in the context on purpose: its end, by the old cuCtxDestroy,
+     * drops and reports it (a summary and the event itself). */
+    CUevent forgotten = NULL;
+    CHECK_EQ_INT(cuEventCreate(&forgotten, 0), CUDA_SUCCESS);
+    cuda_capture capture;
+    cuda_capture_begin(&capture);
+    CHECK_EQ_INT(context_destroy(made), CUDA_SUCCESS);
+    free(cuda_capture_end(&capture));
+    CHECK(!cuda_live("CUcontext", CUDA_TEST_HANDLE(made), NULL));
+    CHECK(!cuda_live("CUevent", CUDA_TEST_HANDLE(forgotten), NULL));
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
+    CHECK_EQ_INT(cuCtxSetCurrent(previous), CUDA_SUCCESS);
+}
+
 static void dlsym_paths(void)
 {
     void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -277,6 +345,7 @@ int main(void)
     runtime_origin();
     runtime_modules_end_with_context();
     runtime_libraries();
+    older_abis_of_the_same_arguments();
     dlsym_paths();
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);

@@ -437,6 +437,17 @@ FAKE_FUNCTION(cuCtxCreate_v2, (CUcontext *pctx, unsigned int flags, CUdevice dev
     LEAVE(create_context(pctx, dev));
 }
 
+/* The CUDA 2.0 ABIs the real driver still exports under the plain names
+ * (cuCtxCreate, cuCtxDestroy, cuStreamDestroy, cuEventDestroy; later
+ * cuMemHostRegister of 4.0 and cuLinkCreate of 5.5) take the arguments of
+ * their successors and do the same here. */
+FAKE_FUNCTION(cuCtxCreate, (CUcontext *pctx, unsigned int flags, CUdevice dev))
+{
+    ENTER(cuCtxCreate);
+    (void)flags;
+    LEAVE(create_context(pctx, dev));
+}
+
 FAKE_FUNCTION(cuCtxCreate_v4, (CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev))
 {
     ENTER(cuCtxCreate_v4);
@@ -445,16 +456,27 @@ FAKE_FUNCTION(cuCtxCreate_v4, (CUcontext *pctx, CUctxCreateParams *ctxCreatePara
     LEAVE(create_context(pctx, dev));
 }
 
-FAKE_FUNCTION(cuCtxDestroy_v2, (CUcontext ctx))
+static CUresult destroy_context(CUcontext ctx)
 {
-    ENTER(cuCtxDestroy_v2);
     object *context = find(KIND_CONTEXT, (uint64_t)(uintptr_t)ctx);
     if (!context || context->primary_device >= 0)
-        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+        return CUDA_ERROR_INVALID_CONTEXT;
     destroy_contents(context);
     forget_current(context);
     destroy(context);
-    LEAVE(CUDA_SUCCESS);
+    return CUDA_SUCCESS;
+}
+
+FAKE_FUNCTION(cuCtxDestroy_v2, (CUcontext ctx))
+{
+    ENTER(cuCtxDestroy_v2);
+    LEAVE(destroy_context(ctx));
+}
+
+FAKE_FUNCTION(cuCtxDestroy, (CUcontext ctx))
+{
+    ENTER(cuCtxDestroy);
+    LEAVE(destroy_context(ctx));
 }
 
 FAKE_FUNCTION(cuDevicePrimaryCtxRetain, (CUcontext *pctx, CUdevice dev))
@@ -567,6 +589,12 @@ FAKE_FUNCTION(cuStreamDestroy_v2, (CUstream hStream))
     LEAVE(destroy_handle(KIND_STREAM, (uint64_t)(uintptr_t)hStream));
 }
 
+FAKE_FUNCTION(cuStreamDestroy, (CUstream hStream))
+{
+    ENTER(cuStreamDestroy);
+    LEAVE(destroy_handle(KIND_STREAM, (uint64_t)(uintptr_t)hStream));
+}
+
 FAKE_FUNCTION(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode))
 {
     ENTER(cuStreamBeginCapture_v2);
@@ -609,6 +637,12 @@ FAKE_FUNCTION(cuEventCreate, (CUevent *phEvent, unsigned int Flags))
 FAKE_FUNCTION(cuEventDestroy_v2, (CUevent hEvent))
 {
     ENTER(cuEventDestroy_v2);
+    LEAVE(destroy_handle(KIND_EVENT, (uint64_t)(uintptr_t)hEvent));
+}
+
+FAKE_FUNCTION(cuEventDestroy, (CUevent hEvent))
+{
+    ENTER(cuEventDestroy);
     LEAVE(destroy_handle(KIND_EVENT, (uint64_t)(uintptr_t)hEvent));
 }
 
@@ -722,6 +756,16 @@ FAKE_FUNCTION(cuLinkCreate_v2, (unsigned int numOptions, CUjit_option *options, 
                                 CUlinkState *stateOut))
 {
     ENTER(cuLinkCreate_v2);
+    (void)numOptions;
+    (void)options;
+    (void)optionValues;
+    LEAVE(make_out(KIND_LINK, 1, 0, HANDLE_OUT(stateOut)));
+}
+
+FAKE_FUNCTION(cuLinkCreate, (unsigned int numOptions, CUjit_option *options, void **optionValues,
+                             CUlinkState *stateOut))
+{
+    ENTER(cuLinkCreate);
     (void)numOptions;
     (void)options;
     (void)optionValues;
@@ -966,25 +1010,37 @@ FAKE_FUNCTION(cuMemFreeAsync_ptsz, (CUdeviceptr dptr, CUstream hStream))
     LEAVE(free_device(dptr));
 }
 
-FAKE_FUNCTION(cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int Flags))
+static CUresult register_host(void *p, size_t bytesize)
 {
-    ENTER(cuMemHostRegister_v2);
-    (void)Flags;
     if (!p || !bytesize || find(KIND_HOST_REGISTERED, (uint64_t)(uintptr_t)p))
-        LEAVE(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+        return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     object *context = current_context();
     if (!context)
-        LEAVE(CUDA_ERROR_INVALID_CONTEXT);
+        return CUDA_ERROR_INVALID_CONTEXT;
     object *o = calloc(1, sizeof *o);
     if (!o)
-        LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+        return CUDA_ERROR_OUT_OF_MEMORY;
     o->kind = KIND_HOST_REGISTERED;
     o->handle = (uint64_t)(uintptr_t)p;
     o->context = context;
     o->size = bytesize;
     o->primary_device = -1;
     table_insert(o);
-    LEAVE(CUDA_SUCCESS);
+    return CUDA_SUCCESS;
+}
+
+FAKE_FUNCTION(cuMemHostRegister_v2, (void *p, size_t bytesize, unsigned int Flags))
+{
+    ENTER(cuMemHostRegister_v2);
+    (void)Flags;
+    LEAVE(register_host(p, bytesize));
+}
+
+FAKE_FUNCTION(cuMemHostRegister, (void *p, size_t bytesize, unsigned int Flags))
+{
+    ENTER(cuMemHostRegister);
+    (void)Flags;
+    LEAVE(register_host(p, bytesize));
 }
 
 FAKE_FUNCTION(cuMemHostUnregister, (void *p))
@@ -1169,8 +1225,10 @@ static const proc_entry proc_table[] = {
     PROC("cuCtxSetCurrent", 4000, cuCtxSetCurrent),
     PROC("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2),
     PROC("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2),
+    PROC("cuCtxCreate", 2000, cuCtxCreate),
     PROC("cuCtxCreate", 3020, cuCtxCreate_v2),
     PROC("cuCtxCreate", 12050, cuCtxCreate_v4),
+    PROC("cuCtxDestroy", 2000, cuCtxDestroy),
     PROC("cuCtxDestroy", 4000, cuCtxDestroy_v2),
     PROC("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
     PROC("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease),
@@ -1178,17 +1236,20 @@ static const proc_entry proc_table[] = {
     PROC("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2),
     PROC("cuStreamCreate", 2000, cuStreamCreate),
     PROC("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority),
+    PROC("cuStreamDestroy", 2000, cuStreamDestroy),
     PROC("cuStreamDestroy", 4000, cuStreamDestroy_v2),
     PROC("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2),
     PROC("cuStreamEndCapture", 10000, cuStreamEndCapture),
     PROC_PTSZ("cuStreamEndCapture", 10000, cuStreamEndCapture_ptsz),
     PROC("cuEventCreate", 2000, cuEventCreate),
+    PROC("cuEventDestroy", 2000, cuEventDestroy),
     PROC("cuEventDestroy", 4000, cuEventDestroy_v2),
     PROC("cuModuleLoad", 2000, cuModuleLoad),
     PROC("cuModuleLoadData", 2000, cuModuleLoadData),
     PROC("cuModuleUnload", 2000, cuModuleUnload),
     PROC("cuLibraryLoadData", 12000, cuLibraryLoadData),
     PROC("cuLibraryUnload", 12000, cuLibraryUnload),
+    PROC("cuLinkCreate", 5050, cuLinkCreate),
     PROC("cuLinkCreate", 6050, cuLinkCreate_v2),
     PROC("cuLinkDestroy", 5050, cuLinkDestroy),
     PROC("cuGraphCreate", 10000, cuGraphCreate),
@@ -1224,6 +1285,7 @@ static const proc_entry proc_table[] = {
     PROC_PTSZ("cuMemFreeAsync", 11020, cuMemFreeAsync_ptsz),
     PROC("cuMemPoolCreate", 11020, cuMemPoolCreate),
     PROC("cuMemPoolDestroy", 11020, cuMemPoolDestroy),
+    PROC("cuMemHostRegister", 4000, cuMemHostRegister),
     PROC("cuMemHostRegister", 6050, cuMemHostRegister_v2),
     PROC("cuMemHostUnregister", 4000, cuMemHostUnregister),
     PROC("cuMemAddressReserve", 10020, cuMemAddressReserve),
