@@ -119,6 +119,7 @@ RECORD_OUT(cuStreamEndCapture, phGraph, LTCU_GRAPH)
 SAME_ARGUMENTS(cuStreamEndCapture_ptsz, cuStreamEndCapture);
 #define after_cuStreamEndCapture_ptsz after_cuStreamEndCapture
 RECORD_OUT(cuEventCreate, phEvent, LTCU_EVENT)
+RECORD_OUT(cuIpcOpenEventHandle, phEvent, LTCU_EVENT)
 FORGET_ARG(cuEventDestroy_v2, hEvent, LTCU_EVENT)
 SAME_ARGUMENTS(cuEventDestroy, cuEventDestroy_v2);
 #define before_cuEventDestroy before_cuEventDestroy_v2
@@ -420,6 +421,7 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define before_cuStreamEndCapture NULL
 #define before_cuStreamEndCapture_ptsz NULL
 #define before_cuEventCreate NULL
+#define before_cuIpcOpenEventHandle NULL
 #define after_cuEventDestroy NULL
 #define after_cuEventDestroy_v2 NULL
 #define before_cuModuleLoad NULL

@@ -70,6 +70,9 @@
       (CUstream hStream, CUgraph *phGraph), (hStream, phGraph)) \
     X(cuEventCreate, "cuEventCreate", 2000, LTCU_LEGACY_STREAM, \
       (CUevent *phEvent, unsigned int Flags), (phEvent, Flags)) \
+    /* an event another process made with CU_EVENT_INTERPROCESS: cuEventDestroy ends it here */ \
+    X(cuIpcOpenEventHandle, "cuIpcOpenEventHandle", 4010, LTCU_LEGACY_STREAM, \
+      (CUevent *phEvent, CUipcEventHandle handle), (phEvent, handle)) \
     X(cuEventDestroy, "cuEventDestroy", 2000, LTCU_LEGACY_STREAM, (CUevent hEvent), (hEvent)) \
     X(cuEventDestroy_v2, "cuEventDestroy", 4000, LTCU_LEGACY_STREAM, (CUevent hEvent), (hEvent)) \
     /* modules, libraries, linker states */ \

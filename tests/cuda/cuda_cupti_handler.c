@@ -247,6 +247,7 @@ static void objects_in_a_context(void)
     CHECK_LIFECYCLE(cuStreamCreateWithPriority, phStream, cuStreamDestroy_v2, hStream, LTCU_STREAM, 0, current,
                     NO_INIT);
     CHECK_LIFECYCLE(cuEventCreate, phEvent, cuEventDestroy_v2, hEvent, LTCU_EVENT, 0, current, NO_INIT);
+    CHECK_LIFECYCLE(cuIpcOpenEventHandle, phEvent, cuEventDestroy_v2, hEvent, LTCU_EVENT, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuModuleLoad, module, cuModuleUnload, hmod, LTCU_MODULE, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuModuleLoadData, module, cuModuleUnload, hmod, LTCU_MODULE, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuModuleLoadDataEx, module, cuModuleUnload, hmod, LTCU_MODULE, 0, current, NO_INIT);

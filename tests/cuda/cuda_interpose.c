@@ -88,6 +88,25 @@ static void streams_events_graphs(void)
     CHECK(!cuda_live("CUstream", H(stream), NULL));
 }
 
+/* An event another process shares is opened here with
+ * cuIpcOpenEventHandle and ended with cuEventDestroy, like one made here. */
+static void ipc_event(void)
+{
+    CUipcEventHandle shared;
+    memset(&shared, 0, sizeof shared);
+    CUevent opened = NULL;
+    size_t before = cuda_live_count();
+    fake_cuda_fail_next("cuIpcOpenEventHandle", CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuIpcOpenEventHandle(&opened, shared), CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    uint64_t misuse = cuda_misuse_count();
+    CHECK_EQ_INT(cuIpcOpenEventHandle(&opened, shared), CUDA_SUCCESS);
+    check_owned("CUevent", H(opened), 0, context);
+    CHECK_EQ_INT(cuEventDestroy(opened), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUevent", H(opened), NULL));
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+}
+
 static void code_and_arrays(void)
 {
     static const char image[] = "not really a cubin";
@@ -368,6 +387,7 @@ int main(void)
     CHECK_EQ_INT(cuCtxCreate(&context, NULL, 0, 0), CUDA_SUCCESS);
     size_t driver_baseline = fake_cuda_live_objects();
     streams_events_graphs();
+    ipc_event();
     code_and_arrays();
     allocations();
     virtual_memory();

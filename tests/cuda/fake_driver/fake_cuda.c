@@ -634,6 +634,16 @@ FAKE_FUNCTION(cuEventCreate, (CUevent *phEvent, unsigned int Flags))
     LEAVE(make_out(KIND_EVENT, 1, 0, HANDLE_OUT(phEvent)));
 }
 
+/* An event another process exported with cuIpcGetEventHandle, opened in
+ * the current context; cuEventDestroy ends it. The fake has no other
+ * process, so any handle opens. */
+FAKE_FUNCTION(cuIpcOpenEventHandle, (CUevent *phEvent, CUipcEventHandle handle))
+{
+    ENTER(cuIpcOpenEventHandle);
+    (void)handle;
+    LEAVE(make_out(KIND_EVENT, 1, 0, HANDLE_OUT(phEvent)));
+}
+
 FAKE_FUNCTION(cuEventDestroy_v2, (CUevent hEvent))
 {
     ENTER(cuEventDestroy_v2);
@@ -1242,6 +1252,7 @@ static const proc_entry proc_table[] = {
     PROC("cuStreamEndCapture", 10000, cuStreamEndCapture),
     PROC_PTSZ("cuStreamEndCapture", 10000, cuStreamEndCapture_ptsz),
     PROC("cuEventCreate", 2000, cuEventCreate),
+    PROC("cuIpcOpenEventHandle", 4010, cuIpcOpenEventHandle),
     PROC("cuEventDestroy", 2000, cuEventDestroy),
     PROC("cuEventDestroy", 4000, cuEventDestroy_v2),
     PROC("cuModuleLoad", 2000, cuModuleLoad),
