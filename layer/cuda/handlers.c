@@ -138,6 +138,9 @@ SAME_ARGUMENTS(cuGraphInstantiateWithParams_ptsz, cuGraphInstantiateWithParams);
 #define after_cuGraphInstantiateWithParams_ptsz after_cuGraphInstantiateWithParams
 FORGET_ARG(cuGraphExecDestroy, hGraphExec, LTCU_GRAPH_EXEC)
 RECORD_OUT(cuMemPoolCreate, pool, LTCU_MEMORY_POOL)
+/* Another process's pool, opened here: cuMemPoolDestroy ends it, and the
+ * pointers cuMemPoolImportPointer takes from it hold it. */
+RECORD_OUT(cuMemPoolImportFromShareableHandle, pool_out, LTCU_MEMORY_POOL)
 FORGET_ARG(cuMemPoolDestroy, pool, LTCU_MEMORY_POOL)
 FORGET_ARG(cuArrayDestroy, hArray, LTCU_ARRAY)
 FORGET_ARG(cuMipmappedArrayDestroy, hMipmappedArray, LTCU_MIPMAPPED_ARRAY)
@@ -445,6 +448,7 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define before_cuGraphInstantiateWithParams_ptsz NULL
 #define after_cuGraphExecDestroy NULL
 #define before_cuMemPoolCreate NULL
+#define before_cuMemPoolImportFromShareableHandle NULL
 #define after_cuMemPoolDestroy NULL
 #define before_cuArrayCreate_v2 NULL
 #define before_cuArray3DCreate_v2 NULL

@@ -130,6 +130,9 @@
     /* memory pools */ \
     X(cuMemPoolCreate, "cuMemPoolCreate", 11020, LTCU_LEGACY_STREAM, \
       (CUmemoryPool *pool, const CUmemPoolProps *poolProps), (pool, poolProps)) \
+    X(cuMemPoolImportFromShareableHandle, "cuMemPoolImportFromShareableHandle", 11020, LTCU_LEGACY_STREAM, \
+      (CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags), \
+      (pool_out, handle, handleType, flags)) \
     X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, LTCU_LEGACY_STREAM, (CUmemoryPool pool), (pool)) \
     /* arrays, textures, surfaces */ \
     X(cuArrayCreate_v2, "cuArrayCreate", 3020, LTCU_LEGACY_STREAM, \

@@ -282,6 +282,8 @@ static void objects_outside_contexts(void)
     CHECK_LIFECYCLE(cuLibraryLoadFromFile, library, cuLibraryUnload, library, LTCU_LIBRARY, 0, NULL, NO_INIT);
     CHECK_LIFECYCLE(cuGraphCreate, phGraph, cuGraphDestroy, hGraph, LTCU_GRAPH, 0, NULL, NO_INIT);
     CHECK_LIFECYCLE(cuMemPoolCreate, pool, cuMemPoolDestroy, pool, LTCU_MEMORY_POOL, 0, NULL, NO_INIT);
+    CHECK_LIFECYCLE(cuMemPoolImportFromShareableHandle, pool_out, cuMemPoolDestroy, pool, LTCU_MEMORY_POOL, 0, NULL,
+                    NO_INIT);
     CHECK_LIFECYCLE(cuMemAddressReserve, ptr, cuMemAddressFree, ptr, LTCU_VA_RESERVATION, 0, NULL, {.size = 1 << 21});
     CHECK_LIFECYCLE(cuMemImportFromShareableHandle, handle, cuMemRelease, handle, LTCU_PHYSICAL_MEMORY, 0, NULL,
                     NO_INIT);
@@ -389,6 +391,22 @@ static void allocations(void)
     cuMemFreeAsync_params free_async = {from_pool, NULL};
     drive(LTCU_ID_cuMemFreeAsync, &free_async, CUDA_SUCCESS);
     EXPECT_GONE(LTCU_MEMORY_POOL, pool);
+
+    /* A pool another process shares, and a pointer imported from it. */
+    uint64_t shared_pool = fresh(), shared_pointer = fresh();
+    cuMemPoolImportFromShareableHandle_params open_pool = {(CUmemoryPool *)&shared_pool, NULL,
+                                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuMemPoolImportFromShareableHandle, &open_pool, CUDA_SUCCESS, NULL, NULL);
+    cuMemPoolImportPointer_params take = {(CUdeviceptr *)&shared_pointer, AS(CUmemoryPool, shared_pool), NULL};
+    drive(LTCU_ID_cuMemPoolImportPointer, &take, CUDA_SUCCESS);
+    CHECK(live(LTCU_DEVICE_ASYNC, shared_pointer, &object) &&
+          object.parents[0] == ltcu_key(LTCU_MEMORY_POOL, shared_pool));
+    destroy_pool.pool = AS(CUmemoryPool, shared_pool);
+    drive(LTCU_ID_cuMemPoolDestroy, &destroy_pool, CUDA_SUCCESS);
+    CHECK(live(LTCU_MEMORY_POOL, shared_pool, &object) && object.refs == 0 && object.holders == 1);
+    cuMemFree_v2_params free_shared = {shared_pointer};
+    drive(LTCU_ID_cuMemFree_v2, &free_shared, CUDA_SUCCESS);
+    EXPECT_GONE(LTCU_MEMORY_POOL, shared_pool);
 
     uint64_t twin_pool = fresh(), twin = fresh(), imported = fresh();
     create_pool.pool = (CUmemoryPool *)&twin_pool;

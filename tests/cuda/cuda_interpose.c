@@ -211,6 +211,36 @@ static void allocations(void)
     CHECK(!cuda_live("CUdeviceptr", device, NULL));
 }
 
+/* A pool another process shares, opened here: cuMemPoolDestroy ends it,
+ * and a pointer imported from it holds it until freed. */
+static void imported_pool(void)
+{
+    size_t before = cuda_live_count();
+    uint64_t misuse = cuda_misuse_count();
+    void *shared_fd = (void *)(intptr_t)3;
+    CUmemoryPool pool = NULL;
+    fake_cuda_fail_next("cuMemPoolImportFromShareableHandle", CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuMemPoolImportFromShareableHandle(&pool, shared_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                 CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuMemPoolImportFromShareableHandle(&pool, shared_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                 CUDA_SUCCESS);
+    check_owned("CUmemoryPool", H(pool), 0, NULL);
+
+    CUmemPoolPtrExportData exported;
+    memset(&exported, 0, sizeof exported);
+    CUdeviceptr imported = 0;
+    CHECK_EQ_INT(cuMemPoolImportPointer(&imported, pool, &exported), CUDA_SUCCESS);
+    livetrack_object object;
+    CHECK(cuda_live("device_async", imported, &object) && object.parents[0] == cuda_key("CUmemoryPool", H(pool)));
+    CHECK_EQ_INT(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+    CHECK(cuda_live("CUmemoryPool", H(pool), &object) && object.refs == 0 && object.holders == 1);
+    CHECK_EQ_INT(cuMemFree(imported), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUmemoryPool", H(pool), NULL));
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+}
+
 static void virtual_memory(void)
 {
     const size_t granule = 2 << 20;
@@ -390,6 +420,7 @@ int main(void)
     ipc_event();
     code_and_arrays();
     allocations();
+    imported_pool();
     virtual_memory();
     multicast();
     CHECK_EQ_INT(fake_cuda_live_objects(), driver_baseline);

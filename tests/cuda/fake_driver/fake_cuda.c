@@ -87,6 +87,7 @@ typedef struct object {
     int users;                /* outstanding allocations of a pool, mappings of physical memory */
     int gone;                 /* released by the program, kept for its users */
     int capturing;            /* streams */
+    int imported;             /* pools opened from another process's handle */
     int primary_device;       /* primary contexts: the device, else -1 */
 } object;
 
@@ -990,6 +991,37 @@ FAKE_FUNCTION(cuMemPoolCreate, (CUmemoryPool *pool, const CUmemPoolProps *poolPr
     LEAVE(make_out(KIND_POOL, 0, 0, HANDLE_OUT(pool)));
 }
 
+/* Another process's pool, opened from its shareable handle (the fake has
+ * no other process: any handle of a real handle type opens). Imported
+ * pools make no allocations; cuMemPoolImportPointer takes the exporter's
+ * from them. */
+FAKE_FUNCTION(cuMemPoolImportFromShareableHandle, (CUmemoryPool *pool_out, void *handle,
+                                                   CUmemAllocationHandleType handleType, unsigned long long flags))
+{
+    ENTER(cuMemPoolImportFromShareableHandle);
+    (void)handle;
+    (void)flags;
+    if (handleType == CU_MEM_HANDLE_TYPE_NONE)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    CUresult result = make_out(KIND_POOL, 0, 0, HANDLE_OUT(pool_out));
+    if (result == CUDA_SUCCESS)
+        find(KIND_POOL, (uint64_t)(uintptr_t)*pool_out)->imported = 1;
+    LEAVE(result);
+}
+
+/* An allocation of the exporting process, from an imported pool: its
+ * size is the exporter's (a fixed one here). */
+#define FAKE_IMPORTED_POINTER_BYTES 256
+
+FAKE_FUNCTION(cuMemPoolImportPointer, (CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData))
+{
+    ENTER(cuMemPoolImportPointer);
+    object *o = find(KIND_POOL, (uint64_t)(uintptr_t)pool);
+    if (!o || o->gone || !o->imported || !shareData)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(allocate_from_pool(ptr_out, FAKE_IMPORTED_POINTER_BYTES, o));
+}
+
 FAKE_FUNCTION(cuMemPoolDestroy, (CUmemoryPool pool))
 {
     ENTER(cuMemPoolDestroy);
@@ -1001,7 +1033,7 @@ FAKE_FUNCTION(cuMemAllocFromPoolAsync, (CUdeviceptr *dptr, size_t bytesize, CUme
     ENTER(cuMemAllocFromPoolAsync);
     (void)hStream;
     object *o = find(KIND_POOL, (uint64_t)(uintptr_t)pool);
-    if (!o || o->gone)
+    if (!o || o->gone || o->imported)
         LEAVE(CUDA_ERROR_INVALID_VALUE);
     LEAVE(allocate_from_pool(dptr, bytesize, o));
 }
@@ -1296,6 +1328,8 @@ static const proc_entry proc_table[] = {
     PROC_PTSZ("cuMemFreeAsync", 11020, cuMemFreeAsync_ptsz),
     PROC("cuMemPoolCreate", 11020, cuMemPoolCreate),
     PROC("cuMemPoolDestroy", 11020, cuMemPoolDestroy),
+    PROC("cuMemPoolImportFromShareableHandle", 11020, cuMemPoolImportFromShareableHandle),
+    PROC("cuMemPoolImportPointer", 11020, cuMemPoolImportPointer),
     PROC("cuMemHostRegister", 4000, cuMemHostRegister),
     PROC("cuMemHostRegister", 6050, cuMemHostRegister_v2),
     PROC("cuMemHostUnregister", 4000, cuMemHostUnregister),
