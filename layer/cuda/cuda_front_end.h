@@ -42,6 +42,8 @@ typedef enum ltcu_type {
     LTCU_VA_RESERVATION, /* cuMemAddressReserve */
     LTCU_PHYSICAL_MEMORY, /* cuMemCreate, cuMemImportFromShareableHandle, cuMulticastCreate */
     LTCU_VA_MAPPING,     /* cuMemMap */
+    LTCU_EXTERNAL_MEMORY,    /* cuImportExternalMemory: another API's memory */
+    LTCU_EXTERNAL_SEMAPHORE, /* cuImportExternalSemaphore */
     LTCU_TYPE_COUNT
 } ltcu_type;
 

@@ -268,6 +268,39 @@ static void after_cuMipmappedArrayCreate(ltcu_call *call, const void *raw_params
                 0);
 }
 
+/* ---- external memory and semaphores ------------------------------------------ */
+
+/* Memory another API allocated (Vulkan, Direct3D, a file descriptor),
+ * imported into the current context: its size is counted here, once. The
+ * buffers and mipmapped arrays mapped from it count nothing and hold it:
+ * cuDestroyExternalMemory may come first (they must still be freed with
+ * cuMemFree and cuMipmappedArrayDestroy), and the last of them ends it. */
+static void after_cuImportExternalMemory(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuImportExternalMemory);
+    if (p->extMem_out)
+        ltcu_record(call, LTCU_EXTERNAL_MEMORY, HANDLE(*p->extMem_out),
+                    p->memHandleDesc ? p->memHandleDesc->size : 0, 0);
+}
+FORGET_ARG(cuDestroyExternalMemory, extMem, LTCU_EXTERNAL_MEMORY)
+
+static void after_cuExternalMemoryGetMappedBuffer(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuExternalMemoryGetMappedBuffer);
+    if (p->devPtr)
+        ltcu_record(call, LTCU_DEVICE_MEMORY, HANDLE(*p->devPtr), 0, KEY(LTCU_EXTERNAL_MEMORY, p->extMem));
+}
+
+static void after_cuExternalMemoryGetMappedMipmappedArray(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuExternalMemoryGetMappedMipmappedArray);
+    if (p->mipmap)
+        ltcu_record(call, LTCU_MIPMAPPED_ARRAY, HANDLE(*p->mipmap), 0, KEY(LTCU_EXTERNAL_MEMORY, p->extMem));
+}
+
+RECORD_OUT(cuImportExternalSemaphore, extSem_out, LTCU_EXTERNAL_SEMAPHORE)
+FORGET_ARG(cuDestroyExternalSemaphore, extSem, LTCU_EXTERNAL_SEMAPHORE)
+
 /* ---- allocations ------------------------------------------------------------ */
 
 /* after_<symbol>: record *p->pointer, p->bytes long, as `type`. */
@@ -450,6 +483,12 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define before_cuMemPoolCreate NULL
 #define before_cuMemPoolImportFromShareableHandle NULL
 #define after_cuMemPoolDestroy NULL
+#define before_cuImportExternalMemory NULL
+#define before_cuExternalMemoryGetMappedBuffer NULL
+#define before_cuExternalMemoryGetMappedMipmappedArray NULL
+#define after_cuDestroyExternalMemory NULL
+#define before_cuImportExternalSemaphore NULL
+#define after_cuDestroyExternalSemaphore NULL
 #define before_cuArrayCreate_v2 NULL
 #define before_cuArray3DCreate_v2 NULL
 #define after_cuArrayDestroy NULL

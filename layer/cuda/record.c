@@ -3,7 +3,8 @@
  * made, taking out what a call destroys, and what a context's end drops.
  *
  * Objects that belong to a context (streams, events, modules, arrays,
- * texture and surface objects, and memory allocated in it) are owned by
+ * texture and surface objects, external memory and semaphores imported
+ * into it, and memory allocated in it) are owned by
  * it: their livetrack_object owner is the CUcontext, so a snapshot by
  * owner lists them when the context goes. Libraries, graphs, memory pools
  * and virtual memory outlive contexts and have no owner.
@@ -34,7 +35,9 @@ static int owned_by_context(ltcu_type type)
     case LTCU_DEVICE_MEMORY:
     case LTCU_HOST_PINNED:
     case LTCU_MANAGED:
-    case LTCU_HOST_REGISTERED: return 1;
+    case LTCU_HOST_REGISTERED:
+    case LTCU_EXTERNAL_MEMORY:
+    case LTCU_EXTERNAL_SEMAPHORE: return 1;
     default: return 0;
     }
 }

@@ -134,6 +134,24 @@
       (CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags), \
       (pool_out, handle, handleType, flags)) \
     X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, LTCU_LEGACY_STREAM, (CUmemoryPool pool), (pool)) \
+    /* external memory and semaphores: what another API (Vulkan, Direct3D, ...) made, imported */ \
+    X(cuImportExternalMemory, "cuImportExternalMemory", 10000, LTCU_LEGACY_STREAM, \
+      (CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc), \
+      (extMem_out, memHandleDesc)) \
+    X(cuExternalMemoryGetMappedBuffer, "cuExternalMemoryGetMappedBuffer", 10000, LTCU_LEGACY_STREAM, \
+      (CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc), \
+      (devPtr, extMem, bufferDesc)) \
+    X(cuExternalMemoryGetMappedMipmappedArray, "cuExternalMemoryGetMappedMipmappedArray", 10000, LTCU_LEGACY_STREAM, \
+      (CUmipmappedArray *mipmap, CUexternalMemory extMem, \
+       const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc), \
+      (mipmap, extMem, mipmapDesc)) \
+    X(cuDestroyExternalMemory, "cuDestroyExternalMemory", 10000, LTCU_LEGACY_STREAM, \
+      (CUexternalMemory extMem), (extMem)) \
+    X(cuImportExternalSemaphore, "cuImportExternalSemaphore", 10000, LTCU_LEGACY_STREAM, \
+      (CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc), \
+      (extSem_out, semHandleDesc)) \
+    X(cuDestroyExternalSemaphore, "cuDestroyExternalSemaphore", 10000, LTCU_LEGACY_STREAM, \
+      (CUexternalSemaphore extSem), (extSem)) \
     /* arrays, textures, surfaces */ \
     X(cuArrayCreate_v2, "cuArrayCreate", 3020, LTCU_LEGACY_STREAM, \
       (CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray), (pHandle, pAllocateArray)) \

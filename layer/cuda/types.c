@@ -33,6 +33,8 @@ static const char *const type_names[LTCU_TYPE_COUNT] = {
     [LTCU_VA_RESERVATION] = "va_reservation",
     [LTCU_PHYSICAL_MEMORY] = "CUmemGenericAllocationHandle",
     [LTCU_VA_MAPPING] = "va_mapping",
+    [LTCU_EXTERNAL_MEMORY] = "CUexternalMemory",
+    [LTCU_EXTERNAL_SEMAPHORE] = "CUexternalSemaphore",
 };
 
 _Static_assert(LTCU_TYPE_COUNT <= LIVETRACK_MAX_TYPES, "more CUDA types than the registry holds");

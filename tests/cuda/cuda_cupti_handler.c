@@ -261,6 +261,16 @@ static void objects_in_a_context(void)
                     {.pAllocateArray = &compressed});
     CHECK_LIFECYCLE(cuMipmappedArrayCreate, pHandle, cuMipmappedArrayDestroy, hMipmappedArray, LTCU_MIPMAPPED_ARRAY,
                     (64 + 16 + 4 + 1) * 4, current, {.pMipmappedArrayDesc = &mipmapped, .numMipmapLevels = 4});
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC external = {.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 1 << 16};
+    CHECK_LIFECYCLE(cuImportExternalMemory, extMem_out, cuDestroyExternalMemory, extMem, LTCU_EXTERNAL_MEMORY,
+                    1 << 16, current, {.memHandleDesc = &external});
+    CHECK_LIFECYCLE(cuImportExternalSemaphore, extSem_out, cuDestroyExternalSemaphore, extSem,
+                    LTCU_EXTERNAL_SEMAPHORE, 0, current, NO_INIT);
+    /* Mapped from external memory: counted there, freed like the program's own. */
+    CHECK_LIFECYCLE(cuExternalMemoryGetMappedBuffer, devPtr, cuMemFree_v2, dptr, LTCU_DEVICE_MEMORY, 0, current,
+                    NO_INIT);
+    CHECK_LIFECYCLE(cuExternalMemoryGetMappedMipmappedArray, mipmap, cuMipmappedArrayDestroy, hMipmappedArray,
+                    LTCU_MIPMAPPED_ARRAY, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuTexObjectCreate, pTexObject, cuTexObjectDestroy, texObject, LTCU_TEXTURE, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuSurfObjectCreate, pSurfObject, cuSurfObjectDestroy, surfObject, LTCU_SURFACE, 0, current,
                     NO_INIT);

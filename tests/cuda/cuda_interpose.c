@@ -241,6 +241,69 @@ static void imported_pool(void)
     CHECK_EQ_INT(cuda_misuse_count(), misuse);
 }
 
+/* Memory and semaphores another API made, imported: objects of their own,
+ * leaked when never destroyed. A buffer or mipmapped array mapped from
+ * external memory is freed like one the program allocated, and holds the
+ * external memory, whose bytes are counted there once. */
+static void external_memory(void)
+{
+    size_t before = cuda_live_count();
+    uint64_t misuse = cuda_misuse_count();
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC handle = {.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 1 << 20};
+    handle.handle.fd = 3;
+    CUexternalMemory imported = NULL;
+    fake_cuda_fail_next("cuImportExternalMemory", CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuImportExternalMemory(&imported, &handle), CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuImportExternalMemory(&imported, &handle), CUDA_SUCCESS);
+    check_owned("CUexternalMemory", H(imported), 1 << 20, context);
+
+    CUDA_EXTERNAL_MEMORY_BUFFER_DESC buffer_desc = {.offset = 4096, .size = 8192};
+    CUdeviceptr buffer = 0;
+    CHECK_EQ_INT(cuExternalMemoryGetMappedBuffer(&buffer, imported, &buffer_desc), CUDA_SUCCESS);
+    CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC array_desc = {
+        .arrayDesc = {.Width = 64, .Height = 64, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1}, .numLevels = 1};
+    CUmipmappedArray array = NULL;
+    CHECK_EQ_INT(cuExternalMemoryGetMappedMipmappedArray(&array, imported, &array_desc), CUDA_SUCCESS);
+    check_owned("CUdeviceptr", buffer, 0, context);
+    check_owned("CUmipmappedArray", H(array), 0, context);
+    livetrack_object object;
+    uint64_t imported_key = cuda_key("CUexternalMemory", H(imported));
+    CHECK(cuda_live("CUdeviceptr", buffer, &object) && object.parents[0] == imported_key);
+    CHECK(cuda_live("CUmipmappedArray", H(array), &object) && object.parents[0] == imported_key);
+
+    /* Destroyed before what was mapped from it: kept for them, no misuse. */
+    CHECK_EQ_INT(cuDestroyExternalMemory(imported), CUDA_SUCCESS);
+    CHECK(cuda_live("CUexternalMemory", H(imported), &object) && object.refs == 0 && object.holders == 2);
+    CHECK_EQ_INT(cuMemFree(buffer), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayDestroy(array), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUexternalMemory", H(imported), NULL));
+
+    CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC semaphore_desc = {.type = CU_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD};
+    semaphore_desc.handle.fd = 4;
+    CUexternalSemaphore semaphore = NULL;
+    CHECK_EQ_INT(cuImportExternalSemaphore(&semaphore, &semaphore_desc), CUDA_SUCCESS);
+    check_owned("CUexternalSemaphore", H(semaphore), 0, context);
+    CHECK_EQ_INT(cuDestroyExternalSemaphore(semaphore), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUexternalSemaphore", H(semaphore), NULL));
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+
+    /* Never destroyed: a leak, reported when its context goes. */
+    CUcontext doomed = NULL;
+    CHECK_EQ_INT(cuCtxCreate(&doomed, NULL, 0, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuImportExternalMemory(&imported, &handle), CUDA_SUCCESS);
+    cuda_capture capture;
+    cuda_capture_begin(&capture);
+    CHECK_EQ_INT(cuCtxDestroy(doomed), CUDA_SUCCESS);
+    char *text = cuda_capture_end(&capture);
+    CHECK(strstr(text, "held 1 object the program never freed (1048576 bytes)") != NULL);
+    CHECK(strstr(text, "CUexternalMemory 0x") != NULL);
+    free(text);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
+    CHECK_EQ_INT(cuCtxSetCurrent(context), CUDA_SUCCESS);
+}
+
 static void virtual_memory(void)
 {
     const size_t granule = 2 << 20;
@@ -421,6 +484,7 @@ int main(void)
     code_and_arrays();
     allocations();
     imported_pool();
+    external_memory();
     virtual_memory();
     multicast();
     CHECK_EQ_INT(fake_cuda_live_objects(), driver_baseline);

@@ -73,7 +73,9 @@ typedef enum kind {
     KIND_HOST_REGISTERED,
     KIND_RESERVATION,
     KIND_PHYSICAL,
-    KIND_MAPPING
+    KIND_MAPPING,
+    KIND_EXTERNAL_MEMORY,
+    KIND_EXTERNAL_SEMAPHORE
 } kind;
 
 typedef struct object {
@@ -1095,6 +1097,63 @@ FAKE_FUNCTION(cuMemHostUnregister, (void *p))
     LEAVE(CUDA_SUCCESS);
 }
 
+/* ---- external memory and semaphores --------------------------------------------------- */
+
+/* Memory and semaphores another API made, imported into the current
+ * context. The fake has no other API: any descriptor of a size opens. A
+ * buffer or mipmapped array mapped from external memory is the program's
+ * to free (cuMemFree, cuMipmappedArrayDestroy), before or after
+ * cuDestroyExternalMemory. */
+FAKE_FUNCTION(cuImportExternalMemory, (CUexternalMemory *extMem_out,
+                                       const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc))
+{
+    ENTER(cuImportExternalMemory);
+    if (!memHandleDesc || !memHandleDesc->size)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(make_out(KIND_EXTERNAL_MEMORY, 1, memHandleDesc->size, HANDLE_OUT(extMem_out)));
+}
+
+FAKE_FUNCTION(cuExternalMemoryGetMappedBuffer, (CUdeviceptr *devPtr, CUexternalMemory extMem,
+                                                const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc))
+{
+    ENTER(cuExternalMemoryGetMappedBuffer);
+    object *memory = find(KIND_EXTERNAL_MEMORY, (uint64_t)(uintptr_t)extMem);
+    if (!memory || !bufferDesc || bufferDesc->offset + bufferDesc->size > memory->size)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(allocate(KIND_DEVICE_MEMORY, 1, bufferDesc->size, devPtr));
+}
+
+FAKE_FUNCTION(cuExternalMemoryGetMappedMipmappedArray, (CUmipmappedArray *mipmap, CUexternalMemory extMem,
+                                                        const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc))
+{
+    ENTER(cuExternalMemoryGetMappedMipmappedArray);
+    object *memory = find(KIND_EXTERNAL_MEMORY, (uint64_t)(uintptr_t)extMem);
+    if (!memory || !mipmapDesc || !mipmapDesc->numLevels || mipmapDesc->offset >= memory->size)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(make_out(KIND_MIPMAP, 1, 0, HANDLE_OUT(mipmap)));
+}
+
+FAKE_FUNCTION(cuDestroyExternalMemory, (CUexternalMemory extMem))
+{
+    ENTER(cuDestroyExternalMemory);
+    LEAVE(destroy_handle(KIND_EXTERNAL_MEMORY, (uint64_t)(uintptr_t)extMem));
+}
+
+FAKE_FUNCTION(cuImportExternalSemaphore, (CUexternalSemaphore *extSem_out,
+                                          const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc))
+{
+    ENTER(cuImportExternalSemaphore);
+    if (!semHandleDesc)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(make_out(KIND_EXTERNAL_SEMAPHORE, 1, 0, HANDLE_OUT(extSem_out)));
+}
+
+FAKE_FUNCTION(cuDestroyExternalSemaphore, (CUexternalSemaphore extSem))
+{
+    ENTER(cuDestroyExternalSemaphore);
+    LEAVE(destroy_handle(KIND_EXTERNAL_SEMAPHORE, (uint64_t)(uintptr_t)extSem));
+}
+
 /* ---- virtual memory ----------------------------------------------------------------- */
 
 FAKE_FUNCTION(cuMemAddressReserve, (CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
@@ -1333,6 +1392,12 @@ static const proc_entry proc_table[] = {
     PROC("cuMemHostRegister", 4000, cuMemHostRegister),
     PROC("cuMemHostRegister", 6050, cuMemHostRegister_v2),
     PROC("cuMemHostUnregister", 4000, cuMemHostUnregister),
+    PROC("cuImportExternalMemory", 10000, cuImportExternalMemory),
+    PROC("cuExternalMemoryGetMappedBuffer", 10000, cuExternalMemoryGetMappedBuffer),
+    PROC("cuExternalMemoryGetMappedMipmappedArray", 10000, cuExternalMemoryGetMappedMipmappedArray),
+    PROC("cuDestroyExternalMemory", 10000, cuDestroyExternalMemory),
+    PROC("cuImportExternalSemaphore", 10000, cuImportExternalSemaphore),
+    PROC("cuDestroyExternalSemaphore", 10000, cuDestroyExternalSemaphore),
     PROC("cuMemAddressReserve", 10020, cuMemAddressReserve),
     PROC("cuMemAddressFree", 10020, cuMemAddressFree),
     PROC("cuMemCreate", 10020, cuMemCreate),
