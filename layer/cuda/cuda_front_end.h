@@ -151,6 +151,10 @@ extern CUresult (*ltcu_driver_current_context)(CUcontext *context);
  * it (0: none). Objects of a context are owned by it (livetrack_object's
  * owner is the CUcontext) and go with it. */
 void ltcu_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes, uint64_t parent_key);
+/* The same for an object of a type contexts own that belongs to no
+ * tracked context (a stream of a green context): no context's end drops
+ * it. */
+void ltcu_record_unowned(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes);
 
 /* In a destroy or free's prologue: take `handle` (keyed as `key_type`)
  * out of the registry if it is a live object of one of `accepted` (a

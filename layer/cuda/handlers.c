@@ -112,6 +112,16 @@ SAME_ARGUMENTS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2);
 
 RECORD_OUT(cuStreamCreate, phStream, LTCU_STREAM)
 RECORD_OUT(cuStreamCreateWithPriority, phStream, LTCU_STREAM)
+/* A green context's stream: made in the green context, whatever context
+ * is current, and not destroyed with any context (the program must
+ * destroy it before the green context). Green contexts are not tracked,
+ * so it belongs to no context here. */
+static void after_cuGreenCtxStreamCreate(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuGreenCtxStreamCreate);
+    if (p->phStream)
+        ltcu_record_unowned(call, LTCU_STREAM, HANDLE(*p->phStream), 0);
+}
 FORGET_ARG(cuStreamDestroy_v2, hStream, LTCU_STREAM)
 SAME_ARGUMENTS(cuStreamDestroy, cuStreamDestroy_v2);
 #define before_cuStreamDestroy before_cuStreamDestroy_v2
@@ -452,6 +462,7 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define after_cuDevicePrimaryCtxReset_v2 NULL
 #define before_cuStreamCreate NULL
 #define before_cuStreamCreateWithPriority NULL
+#define before_cuGreenCtxStreamCreate NULL
 #define after_cuStreamDestroy NULL
 #define after_cuStreamDestroy_v2 NULL
 #define before_cuStreamEndCapture NULL

@@ -54,15 +54,9 @@ static int is_memory(ltcu_type type)
     }
 }
 
-void ltcu_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes, uint64_t parent_key)
+static void record_owned_by(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes, uint64_t parent_key,
+                            const void *owner)
 {
-    if (!handle)
-        return;
-    const void *owner = NULL;
-    if (type == LTCU_CONTEXT)
-        owner = (const void *)(uintptr_t)handle;
-    else if (owned_by_context(type))
-        owner = ltcu_call_context(call);
     livetrack_new_object object = {
         .domain = LIVETRACK_DOMAIN_CUDA,
         .type = type,
@@ -75,6 +69,24 @@ void ltcu_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t byte
         .call = call->name,
     };
     livetrack_create(&object);
+}
+
+void ltcu_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes, uint64_t parent_key)
+{
+    if (!handle)
+        return;
+    const void *owner = NULL;
+    if (type == LTCU_CONTEXT)
+        owner = (const void *)(uintptr_t)handle;
+    else if (owned_by_context(type))
+        owner = ltcu_call_context(call);
+    record_owned_by(call, type, handle, bytes, parent_key, owner);
+}
+
+void ltcu_record_unowned(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes)
+{
+    if (handle)
+        record_owned_by(call, type, handle, bytes, 0, NULL);
 }
 
 /* "CUstream", or "device allocation (CUdeviceptr, managed or device_async)" */

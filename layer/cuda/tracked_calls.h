@@ -62,6 +62,9 @@
       (CUstream *phStream, unsigned int Flags), (phStream, Flags)) \
     X(cuStreamCreateWithPriority, "cuStreamCreateWithPriority", 5050, LTCU_LEGACY_STREAM, \
       (CUstream *phStream, unsigned int flags, int priority), (phStream, flags, priority)) \
+    X(cuGreenCtxStreamCreate, "cuGreenCtxStreamCreate", 12050, LTCU_LEGACY_STREAM, \
+      (CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority), \
+      (phStream, greenCtx, flags, priority)) \
     X(cuStreamDestroy, "cuStreamDestroy", 2000, LTCU_LEGACY_STREAM, (CUstream hStream), (hStream)) \
     X(cuStreamDestroy_v2, "cuStreamDestroy", 4000, LTCU_LEGACY_STREAM, (CUstream hStream), (hStream)) \
     X(cuStreamEndCapture, "cuStreamEndCapture", 10000, LTCU_LEGACY_STREAM, \

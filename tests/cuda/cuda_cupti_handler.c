@@ -288,6 +288,8 @@ static void objects_in_a_context(void)
 
 static void objects_outside_contexts(void)
 {
+    /* A green context's stream: whatever context is current, not its. */
+    CHECK_LIFECYCLE(cuGreenCtxStreamCreate, phStream, cuStreamDestroy_v2, hStream, LTCU_STREAM, 0, NULL, NO_INIT);
     CHECK_LIFECYCLE(cuLibraryLoadData, library, cuLibraryUnload, library, LTCU_LIBRARY, 0, NULL, NO_INIT);
     CHECK_LIFECYCLE(cuLibraryLoadFromFile, library, cuLibraryUnload, library, LTCU_LIBRARY, 0, NULL, NO_INIT);
     CHECK_LIFECYCLE(cuGraphCreate, phGraph, cuGraphDestroy, hGraph, LTCU_GRAPH, 0, NULL, NO_INIT);

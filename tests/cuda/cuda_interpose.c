@@ -88,6 +88,26 @@ static void streams_events_graphs(void)
     CHECK(!cuda_live("CUstream", H(stream), NULL));
 }
 
+/* A green context's stream is made in the green context and destroyed
+ * with cuStreamDestroy; it belongs to no context livetrack tracks. */
+static void green_context_stream(void)
+{
+    size_t before = cuda_live_count();
+    uint64_t misuse = cuda_misuse_count();
+    CUgreenCtx green = NULL;
+    CHECK_EQ_INT(cuGreenCtxCreate(&green, NULL, 0, CU_GREEN_CTX_DEFAULT_STREAM), CUDA_SUCCESS);
+    CUstream stream = NULL;
+    CHECK_EQ_INT(cuGreenCtxStreamCreate(&stream, green, 0, 0), CUDA_ERROR_INVALID_VALUE); /* must not block */
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuGreenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0), CUDA_SUCCESS);
+    check_owned("CUstream", H(stream), 0, NULL);
+    CHECK_EQ_INT(cuStreamDestroy(stream), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUstream", H(stream), NULL));
+    CHECK_EQ_INT(cuGreenCtxDestroy(green), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+}
+
 /* An event another process shares is opened here with
  * cuIpcOpenEventHandle and ended with cuEventDestroy, like one made here. */
 static void ipc_event(void)
@@ -480,6 +500,7 @@ int main(void)
     CHECK_EQ_INT(cuCtxCreate(&context, NULL, 0, 0), CUDA_SUCCESS);
     size_t driver_baseline = fake_cuda_live_objects();
     streams_events_graphs();
+    green_context_stream();
     ipc_event();
     code_and_arrays();
     allocations();

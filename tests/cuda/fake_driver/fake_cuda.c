@@ -75,7 +75,8 @@ typedef enum kind {
     KIND_PHYSICAL,
     KIND_MAPPING,
     KIND_EXTERNAL_MEMORY,
-    KIND_EXTERNAL_SEMAPHORE
+    KIND_EXTERNAL_SEMAPHORE,
+    KIND_GREEN_CONTEXT
 } kind;
 
 typedef struct object {
@@ -596,6 +597,36 @@ FAKE_FUNCTION(cuStreamDestroy, (CUstream hStream))
 {
     ENTER(cuStreamDestroy);
     LEAVE(destroy_handle(KIND_STREAM, (uint64_t)(uintptr_t)hStream));
+}
+
+/* Green contexts: only what their streams need. The fake models no device
+ * resources, so any descriptor makes one. A green context's stream is
+ * made in it, whatever context is current, and is not destroyed with any
+ * context: cuStreamDestroy ends it. */
+FAKE_FUNCTION(cuGreenCtxCreate, (CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags))
+{
+    ENTER(cuGreenCtxCreate);
+    (void)desc;
+    if (dev < 0 || dev >= FAKE_DEVICE_COUNT)
+        LEAVE(CUDA_ERROR_INVALID_DEVICE);
+    if (flags != CU_GREEN_CTX_DEFAULT_STREAM)
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(make_out(KIND_GREEN_CONTEXT, 0, 0, HANDLE_OUT(phCtx)));
+}
+
+FAKE_FUNCTION(cuGreenCtxDestroy, (CUgreenCtx hCtx))
+{
+    ENTER(cuGreenCtxDestroy);
+    LEAVE(destroy_handle(KIND_GREEN_CONTEXT, (uint64_t)(uintptr_t)hCtx));
+}
+
+FAKE_FUNCTION(cuGreenCtxStreamCreate, (CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority))
+{
+    ENTER(cuGreenCtxStreamCreate);
+    (void)priority;
+    if (!find(KIND_GREEN_CONTEXT, (uint64_t)(uintptr_t)greenCtx) || !(flags & CU_STREAM_NON_BLOCKING))
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    LEAVE(make_out(KIND_STREAM, 0, 0, HANDLE_OUT(phStream)));
 }
 
 FAKE_FUNCTION(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode))
@@ -1339,6 +1370,9 @@ static const proc_entry proc_table[] = {
     PROC("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority),
     PROC("cuStreamDestroy", 2000, cuStreamDestroy),
     PROC("cuStreamDestroy", 4000, cuStreamDestroy_v2),
+    PROC("cuGreenCtxCreate", 12040, cuGreenCtxCreate),
+    PROC("cuGreenCtxDestroy", 12040, cuGreenCtxDestroy),
+    PROC("cuGreenCtxStreamCreate", 12050, cuGreenCtxStreamCreate),
     PROC("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2),
     PROC("cuStreamEndCapture", 10000, cuStreamEndCapture),
     PROC_PTSZ("cuStreamEndCapture", 10000, cuStreamEndCapture_ptsz),
