@@ -214,6 +214,17 @@ void ltcu_mapping_add(uint64_t start, uint64_t size);
 /* Remove the mapping starting at `start`; returns its size, 0 when none. */
 uint64_t ltcu_mapping_take(uint64_t start);
 
+/* ---- graph memory nodes (graph_allocations.c) ------------------------------ */
+
+/* The addresses graph memory nodes allocate: not tracked (their memory
+ * comes and goes with each launch), remembered so that a cuMemFree or
+ * cuMemFreeAsync of one outside the graph is no misuse. */
+void ltcu_graph_allocation_add(uint64_t address);
+int ltcu_graph_allocation_known(uint64_t address);
+/* The driver handed the address out for a tracked allocation: not the
+ * graph's any more. */
+void ltcu_graph_allocation_forget(uint64_t address);
+
 /* ---- handlers (handlers.c) ------------------------------------------------- */
 
 typedef struct ltcu_handler {

@@ -73,6 +73,24 @@ static void remove_at(ltcu_map *map, size_t at)
     map->slots[hole].key = 0;
 }
 
+int ltcu_map_get(ltcu_map *map, uint64_t key, uint64_t *value)
+{
+    int found = 0;
+    pthread_mutex_lock(&map->lock);
+    if (key && map->slot_count) {
+        size_t mask = map->slot_count - 1, at = home_of(key, mask);
+        while (map->slots[at].key && map->slots[at].key != key)
+            at = (at + 1) & mask;
+        if (map->slots[at].key) {
+            found = 1;
+            if (value)
+                *value = map->slots[at].value;
+        }
+    }
+    pthread_mutex_unlock(&map->lock);
+    return found;
+}
+
 int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value)
 {
     int found = 0;

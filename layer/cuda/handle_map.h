@@ -1,7 +1,8 @@
 /*
  * A small map from 64-bit keys (handles, addresses) to 64-bit values,
  * for the little the CUDA front end keeps beside the registry: the
- * runtime's own modules and the size of each mapped range. Open
+ * runtime's own modules, the size of each mapped range and the addresses
+ * graph memory nodes allocate. Open
  * addressing under one mutex: its users are rare calls (module loads,
  * cuMemMap), never a hot path.
  */
@@ -28,6 +29,8 @@ typedef struct ltcu_map {
 
 /* Insert or replace. Returns 0 when out of memory (the entry is lost). */
 int ltcu_map_put(ltcu_map *map, uint64_t key, uint64_t value);
+/* Returns 1 and the value of `key` in *value (may be NULL) when present. */
+int ltcu_map_get(ltcu_map *map, uint64_t key, uint64_t *value);
 /* Remove `key`; returns 1 and its value in *value (may be NULL) when present. */
 int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value);
 /* Remove every entry whose value is `value`, calling `taken` (under the

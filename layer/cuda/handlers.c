@@ -147,6 +147,37 @@ RECORD_OUT(cuGraphInstantiateWithParams, phGraphExec, LTCU_GRAPH_EXEC)
 SAME_ARGUMENTS(cuGraphInstantiateWithParams_ptsz, cuGraphInstantiateWithParams);
 #define after_cuGraphInstantiateWithParams_ptsz after_cuGraphInstantiateWithParams
 FORGET_ARG(cuGraphExecDestroy, hGraphExec, LTCU_GRAPH_EXEC)
+
+/* A graph memory node's allocation: the driver chose its address (out in
+ * the node's parameters); see graph_allocations.c for why it is only
+ * remembered. */
+static void after_cuGraphAddMemAllocNode(ltcu_call *call, const void *raw_params)
+{
+    (void)call;
+    PARAMS(cuGraphAddMemAllocNode);
+    if (p->nodeParams)
+        ltcu_graph_allocation_add(HANDLE(p->nodeParams->dptr));
+}
+
+static void graph_node_added(const CUgraphNodeParams *node)
+{
+    if (node && node->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+        ltcu_graph_allocation_add(HANDLE(node->alloc.dptr));
+}
+
+static void after_cuGraphAddNode(ltcu_call *call, const void *raw_params)
+{
+    (void)call;
+    PARAMS(cuGraphAddNode);
+    graph_node_added(p->nodeParams);
+}
+
+static void after_cuGraphAddNode_v2(ltcu_call *call, const void *raw_params)
+{
+    (void)call;
+    PARAMS(cuGraphAddNode_v2);
+    graph_node_added(p->nodeParams);
+}
 RECORD_OUT(cuMemPoolCreate, pool, LTCU_MEMORY_POOL)
 /* Another process's pool, opened here: cuMemPoolDestroy ends it, and the
  * pointers cuMemPoolImportPointer takes from it hold it. */
@@ -355,17 +386,31 @@ static void after_cuMemPoolImportPointer(ltcu_call *call, const void *raw_params
         ltcu_record(call, LTCU_DEVICE_ASYNC, HANDLE(*p->ptr_out), 0, KEY(LTCU_MEMORY_POOL, p->pool));
 }
 
-/* cuMemFree and cuMemFreeAsync free any device allocation. */
+/* cuMemFree and cuMemFreeAsync free any device allocation, and the
+ * memory of a graph's allocation that the graph did not free, which is
+ * remembered, not tracked: its free passes unchecked. */
+static void device_pointer_freed(ltcu_call *call, ltcu_type key_type, uint64_t address)
+{
+    if (ltcu_graph_allocation_known(address)) {
+        livetrack_object tracked;
+        int live = livetrack_lookup(LIVETRACK_DOMAIN_CUDA, ltcu_key(key_type, address), &tracked) == LIVETRACK_OK &&
+                   (LTCU_DEVICE_POINTERS & LTCU_TYPE_BIT(tracked.type)) && tracked.refs;
+        if (!live)
+            return;
+    }
+    ltcu_forget(call, key_type, LTCU_DEVICE_POINTERS, address);
+}
+
 static void before_cuMemFree_v2(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuMemFree_v2);
-    ltcu_forget(call, LTCU_DEVICE_MEMORY, LTCU_DEVICE_POINTERS, HANDLE(p->dptr));
+    device_pointer_freed(call, LTCU_DEVICE_MEMORY, HANDLE(p->dptr));
 }
 
 static void before_cuMemFreeAsync(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuMemFreeAsync);
-    ltcu_forget(call, LTCU_DEVICE_ASYNC, LTCU_DEVICE_POINTERS, HANDLE(p->dptr));
+    device_pointer_freed(call, LTCU_DEVICE_ASYNC, HANDLE(p->dptr));
 }
 SAME_ARGUMENTS(cuMemFreeAsync_ptsz, cuMemFreeAsync);
 #define before_cuMemFreeAsync_ptsz before_cuMemFreeAsync
@@ -491,6 +536,9 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define before_cuGraphInstantiateWithParams NULL
 #define before_cuGraphInstantiateWithParams_ptsz NULL
 #define after_cuGraphExecDestroy NULL
+#define before_cuGraphAddMemAllocNode NULL
+#define before_cuGraphAddNode NULL
+#define before_cuGraphAddNode_v2 NULL
 #define before_cuMemPoolCreate NULL
 #define before_cuMemPoolImportFromShareableHandle NULL
 #define after_cuMemPoolDestroy NULL

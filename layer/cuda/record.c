@@ -80,6 +80,8 @@ void ltcu_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t byte
         owner = (const void *)(uintptr_t)handle;
     else if (owned_by_context(type))
         owner = ltcu_call_context(call);
+    if (LTCU_DEVICE_POINTERS & LTCU_TYPE_BIT(type))
+        ltcu_graph_allocation_forget(handle);
     record_owned_by(call, type, handle, bytes, parent_key, owner);
 }
 

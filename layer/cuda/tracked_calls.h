@@ -129,6 +129,19 @@
     X(cuGraphInstantiateWithParams_ptsz, "cuGraphInstantiateWithParams", 12000, LTCU_PER_THREAD_STREAM, \
       (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams), \
       (phGraphExec, hGraph, instantiateParams)) \
+    /* graph memory nodes: their addresses are remembered, not tracked (graph_allocations.c) */ \
+    X(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 11040, LTCU_LEGACY_STREAM, \
+      (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, \
+       CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams), \
+      (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+    X(cuGraphAddNode, "cuGraphAddNode", 12020, LTCU_LEGACY_STREAM, \
+      (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, \
+       CUgraphNodeParams *nodeParams), \
+      (phGraphNode, hGraph, dependencies, numDependencies, nodeParams)) \
+    X(cuGraphAddNode_v2, "cuGraphAddNode", 12030, LTCU_LEGACY_STREAM, \
+      (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, \
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams), \
+      (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams)) \
     X(cuGraphExecDestroy, "cuGraphExecDestroy", 10000, LTCU_LEGACY_STREAM, (CUgraphExec hGraphExec), (hGraphExec)) \
     /* memory pools */ \
     X(cuMemPoolCreate, "cuMemPoolCreate", 11020, LTCU_LEGACY_STREAM, \

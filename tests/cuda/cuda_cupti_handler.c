@@ -473,6 +473,81 @@ static void allocations(void)
     CHECK_EQ_INT(misuse_count(), misuse);
 }
 
+/* ---- graph memory nodes ----------------------------------------------------------- */
+
+/* The driver writes the allocation's address into the node's parameters. */
+static void write_address(void *context)
+{
+    CUdeviceptr *address = context;
+    *address = (CUdeviceptr)fresh();
+}
+
+/* A graph memory node's allocation, freed outside the graph with cuMemFree
+ * or cuMemFreeAsync (once per launch): not tracked, and its frees are no
+ * misuse. An address the driver later hands out for a tracked allocation
+ * is checked again. */
+static void graph_memory_nodes(void)
+{
+    uint64_t misuse = misuse_count();
+    CUDA_MEM_ALLOC_NODE_PARAMS alloc = {.bytesize = 4096};
+    cuGraphAddMemAllocNode_params add = {NULL, AS(CUgraph, fresh()), NULL, 0, &alloc};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode, &add, CUDA_ERROR_OUT_OF_MEMORY, write_address,
+                   &alloc.dptr);
+    uint64_t refused = alloc.dptr;
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemAllocNode, &add, CUDA_SUCCESS, write_address, &alloc.dptr);
+    uint64_t graph_memory = alloc.dptr;
+    EXPECT_GONE(LTCU_DEVICE_ASYNC, graph_memory);
+    cuMemFreeAsync_params free_async = {graph_memory, NULL};
+    drive(LTCU_ID_cuMemFreeAsync, &free_async, CUDA_SUCCESS);
+    cuMemFree_v2_params free_memory = {graph_memory};
+    drive(LTCU_ID_cuMemFree_v2, &free_memory, CUDA_SUCCESS); /* after the next launch */
+    CHECK_EQ_INT(misuse_count(), misuse);
+    free_memory.dptr = refused; /* the refused node allocated nothing */
+    drive(LTCU_ID_cuMemFree_v2, &free_memory, CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(misuse_count(), misuse + 1);
+
+    /* cuGraphAddNode (both ABIs) with a memory allocation node; other
+     * nodes allocate nothing. */
+    CUgraphNodeParams node;
+    memset(&node, 0, sizeof node);
+    node.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+    node.alloc.bytesize = 512;
+    cuGraphAddNode_params add_node = {NULL, AS(CUgraph, fresh()), NULL, 0, &node};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode, &add_node, CUDA_ERROR_INVALID_VALUE, NULL, NULL);
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode, &add_node, CUDA_SUCCESS, write_address, &node.alloc.dptr);
+    uint64_t from_add_node = node.alloc.dptr;
+    cuGraphAddNode_v2_params add_node_v2 = {NULL, AS(CUgraph, fresh()), NULL, NULL, 0, &node};
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2, &add_node_v2, CUDA_ERROR_INVALID_VALUE, NULL, NULL);
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2, &add_node_v2, CUDA_SUCCESS, write_address,
+                   &node.alloc.dptr);
+    uint64_t from_add_node_v2 = node.alloc.dptr;
+    misuse = misuse_count();
+    free_memory.dptr = from_add_node;
+    drive(LTCU_ID_cuMemFree_v2, &free_memory, CUDA_SUCCESS);
+    free_async.dptr = from_add_node_v2;
+    drive(LTCU_ID_cuMemFreeAsync, &free_async, CUDA_SUCCESS);
+    CHECK_EQ_INT(misuse_count(), misuse);
+    node.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    node.alloc.dptr = (CUdeviceptr)fresh(); /* not an allocation: the kernel's parameters overlap */
+    drive_callback(CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2, &add_node_v2, CUDA_SUCCESS, NULL, NULL);
+    free_memory.dptr = node.alloc.dptr;
+    drive(LTCU_ID_cuMemFree_v2, &free_memory, CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(misuse_count(), misuse + 1);
+
+    /* The graph is gone and the driver gives its address to cuMemAlloc:
+     * tracked, and freeing it twice is misuse again. */
+    uint64_t reused = graph_memory;
+    cuMemAlloc_v2_params alloc_again = {(CUdeviceptr *)&reused, 64};
+    drive(LTCU_ID_cuMemAlloc_v2, &alloc_again, CUDA_SUCCESS);
+    EXPECT_LIVE(LTCU_DEVICE_MEMORY, reused, 64, current);
+    free_memory.dptr = reused;
+    drive(LTCU_ID_cuMemFree_v2, &free_memory, CUDA_SUCCESS);
+    EXPECT_GONE(LTCU_DEVICE_MEMORY, reused);
+    CHECK_EQ_INT(misuse_count(), misuse + 1);
+    drive(LTCU_ID_cuMemFree_v2, &free_memory, CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(misuse_count(), misuse + 2);
+}
+
 /* ---- virtual memory: three lifetimes ------------------------------------------------ */
 
 static void virtual_memory(void)
@@ -931,6 +1006,7 @@ int main(void)
     objects_outside_contexts();
     older_abis();
     allocations();
+    graph_memory_nodes();
     current = AS(CUcontext, fresh());
     virtual_memory();
     contexts();

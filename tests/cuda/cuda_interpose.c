@@ -359,6 +359,36 @@ static void virtual_memory(void)
     CHECK(!cuda_live("va_reservation", range, NULL));
 }
 
+/* A graph memory node's allocation may be freed outside the graph with
+ * cuMemFree or cuMemFreeAsync. It is not tracked (its memory comes and
+ * goes with each launch), and its free is no misuse. */
+static void graph_memory_nodes(void)
+{
+    size_t before = cuda_live_count();
+    uint64_t misuse = cuda_misuse_count();
+    CUgraph graph = NULL;
+    CHECK_EQ_INT(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+    CUDA_MEM_ALLOC_NODE_PARAMS params = {
+        .poolProps = {.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+                      .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}},
+        .bytesize = 1 << 16};
+    CUgraphNode first = NULL, second = NULL;
+    CHECK_EQ_INT(cuGraphAddMemAllocNode(&first, graph, NULL, 0, &params), CUDA_SUCCESS);
+    CUdeviceptr freed_async = params.dptr;
+    CHECK_EQ_INT(cuGraphAddMemAllocNode(&second, graph, &first, 1, &params), CUDA_SUCCESS);
+    CUdeviceptr freed = params.dptr;
+    CHECK(freed_async && freed && freed != freed_async);
+    CHECK_EQ_INT(cuda_live_count(), before + 1); /* the graph */
+    CHECK_EQ_INT(cuMemFreeAsync(freed_async, NULL), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemFree(freed), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse);
+    CHECK_EQ_INT(cuGraphDestroy(graph), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    /* Other addresses are still checked. */
+    CHECK_EQ_INT(cuMemFree((CUdeviceptr)0x1234560), CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 1);
+}
+
 /* A multicast object (CUDA 12.1) is a CUmemGenericAllocationHandle that
  * cuMemRelease frees, like cuMemCreate's; it is bound memory, not memory. */
 static void multicast(void)
@@ -508,6 +538,7 @@ int main(void)
     external_memory();
     virtual_memory();
     multicast();
+    graph_memory_nodes();
     CHECK_EQ_INT(fake_cuda_live_objects(), driver_baseline);
     /* the context is all that is left, in the registry as in the driver */
     CHECK_EQ_INT(cuda_live_count(), 1);

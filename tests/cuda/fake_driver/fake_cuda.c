@@ -76,7 +76,8 @@ typedef enum kind {
     KIND_MAPPING,
     KIND_EXTERNAL_MEMORY,
     KIND_EXTERNAL_SEMAPHORE,
-    KIND_GREEN_CONTEXT
+    KIND_GREEN_CONTEXT,
+    KIND_GRAPH_NODE
 } kind;
 
 typedef struct object {
@@ -709,6 +710,9 @@ FAKE_FUNCTION(cuGraphClone, (CUgraph *phGraphClone, CUgraph originalGraph))
 FAKE_FUNCTION(cuGraphDestroy, (CUgraph hGraph))
 {
     ENTER(cuGraphDestroy);
+    object *graph = find(KIND_GRAPH, (uint64_t)(uintptr_t)hGraph);
+    if (graph)
+        destroy_contents(graph); /* its nodes */
     LEAVE(destroy_handle(KIND_GRAPH, (uint64_t)(uintptr_t)hGraph));
 }
 
@@ -1085,6 +1089,29 @@ FAKE_FUNCTION(cuMemFreeAsync_ptsz, (CUdeviceptr dptr, CUstream hStream))
     LEAVE(free_device(dptr));
 }
 
+/* A memory allocation node (a node is the graph's: it goes with it). The
+ * driver gives the allocation its address when the node is added, and
+ * its memory when the graph runs; the fake runs no graphs, so the memory
+ * is there at once, as after a launch. A free node frees it in the graph,
+ * or the program outside it with cuMemFree or cuMemFreeAsync. */
+FAKE_FUNCTION(cuGraphAddMemAllocNode, (CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                       size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams))
+{
+    ENTER(cuGraphAddMemAllocNode);
+    (void)dependencies;
+    object *graph = find(KIND_GRAPH, (uint64_t)(uintptr_t)hGraph);
+    if (!graph || !phGraphNode || !nodeParams || (numDependencies && !dependencies))
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    CUresult result = allocate(KIND_ASYNC_MEMORY, 0, nodeParams->bytesize, &nodeParams->dptr);
+    if (result != CUDA_SUCCESS)
+        LEAVE(result);
+    object *node = make(KIND_GRAPH_NODE, graph, 0);
+    if (!node)
+        LEAVE(CUDA_ERROR_OUT_OF_MEMORY);
+    *phGraphNode = (CUgraphNode)node;
+    LEAVE(CUDA_SUCCESS);
+}
+
 static CUresult register_host(void *p, size_t bytesize)
 {
     if (!p || !bytesize || find(KIND_HOST_REGISTERED, (uint64_t)(uintptr_t)p))
@@ -1391,6 +1418,7 @@ static const proc_entry proc_table[] = {
     PROC("cuGraphCreate", 10000, cuGraphCreate),
     PROC("cuGraphClone", 10000, cuGraphClone),
     PROC("cuGraphDestroy", 10000, cuGraphDestroy),
+    PROC("cuGraphAddMemAllocNode", 11040, cuGraphAddMemAllocNode),
     PROC("cuGraphInstantiate", 11000, cuGraphInstantiate_v2),
     PROC("cuGraphInstantiate", 12000, cuGraphInstantiateWithFlags),
     PROC("cuGraphInstantiateWithFlags", 11040, cuGraphInstantiateWithFlags),
