@@ -464,6 +464,25 @@ static void context_end(void)
     CHECK(!cuda_live("CUdeviceptr", memory, NULL));
     CHECK(cuda_live("CUgraph", H(graph), NULL)); /* graphs outlive contexts */
     CHECK_EQ_INT(cuGraphDestroy(graph), CUDA_SUCCESS);
+
+    /* Many objects: the first 8 are named with their creation stacks, the
+     * rest counted in one line (docs/cuda.md says so). */
+    CHECK_EQ_INT(cuCtxCreate(&doomed, NULL, 0, 0), CUDA_SUCCESS);
+    for (int i = 0; i < 11; i++) {
+        CUevent event = NULL;
+        CHECK_EQ_INT(cuEventCreate(&event, 0), CUDA_SUCCESS);
+    }
+    count = cuda_misuse_count();
+    cuda_capture_begin(&capture);
+    CHECK_EQ_INT(cuCtxDestroy(doomed), CUDA_SUCCESS);
+    text = cuda_capture_end(&capture);
+    CHECK(strstr(text, "destroyed while it held 11 objects the program never freed (0 bytes)") != NULL);
+    CHECK_EQ_INT(cuda_count(text, "never freed, goes with context"), 8);
+    CHECK_EQ_INT(cuda_count(text, "was created at:"), 8 + 1); /* the events named, and the context */
+    CHECK(strstr(text, "... and 3 more objects go with context") != NULL);
+    CHECK_EQ_INT(cuda_misuse_count(), count + 1 + 8 + 1);
+    free(text);
+    CHECK_EQ_INT(cuda_live_count(), 1);
     CHECK_EQ_INT(cuCtxSetCurrent(context), CUDA_SUCCESS);
 
     /* A primary context the program holds twice; its last release ends it. */
