@@ -77,6 +77,31 @@ static cl_platform_id platform_from_properties(const cl_context_properties *prop
     return NULL;
 }
 
+/* A context that names no platform and has no device (pocl's answer to
+ * clCreateContextFromType of a type it lacks, with NULL properties) is
+ * still one platform's: without it, reports for that platform left out
+ * the context and all made in it. Every object of an ICD starts with
+ * that ICD's dispatch table, so the one platform with the context's
+ * table is it; several platforms of one ICD share a table, and then none
+ * is chosen. */
+static cl_platform_id platform_by_dispatch(cl_context context)
+{
+    cl_uint count = 0;
+    if (ltcl_next->clGetPlatformIDs(0, NULL, &count) != CL_SUCCESS || !count)
+        return NULL;
+    cl_platform_id *platforms = calloc(count, sizeof *platforms);
+    cl_platform_id found = NULL;
+    unsigned matches = 0;
+    if (platforms && ltcl_next->clGetPlatformIDs(count, platforms, NULL) == CL_SUCCESS)
+        for (cl_uint i = 0; i < count; i++)
+            if (platforms[i] && *(void *const *)platforms[i] == *(void *const *)context) {
+                found = platforms[i];
+                matches++;
+            }
+    free(platforms);
+    return matches == 1 ? found : NULL;
+}
+
 static void record_context(const char *call, cl_context context, const cl_context_properties *properties)
 {
     cl_platform_id platform = platform_from_properties(properties);
@@ -92,6 +117,8 @@ static void record_context(const char *call, cl_context context, const cl_contex
         }
         free(devices);
     }
+    if (!platform)
+        platform = platform_by_dispatch(context);
     ltcl_record_creation(call, LTCL_CONTEXT, context, 0, NULL, NULL, 0, platform);
 }
 
