@@ -21,6 +21,7 @@ void ltcu_call_begin(ltcu_call *call, ltcu_call_id id, ltcu_origin origin, const
     call->name = runtime_call ? runtime_call : ltcu_calls[id].api_name;
     call->context_known = context_known;
     call->context = context;
+    call->primary_serialized = 0;
     call->dropped = 0;
     call->undo_count = 0;
     call->undo_capacity = LTCU_INLINE_UNDO;
@@ -122,4 +123,5 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
         free(call->undo);
     call->undo = call->inline_undo;
     call->undo_count = 0;
+    ltcu_primary_call_end(call);
 }

@@ -121,6 +121,7 @@ typedef struct ltcu_call {
     const char *runtime_call; /* the cuda* call this driver call serves, NULL: none known */
     int context_known;
     CUcontext context;  /* the thread's current context (the owner of what the call makes) */
+    int primary_serialized; /* holds the primary contexts' call lock until ltcu_call_end */
     size_t dropped;     /* objects a context's end destroyed in this call (reported) */
     size_t undo_count;
     size_t undo_capacity;
@@ -198,6 +199,10 @@ int ltcu_process_exiting(void);
 
 /* ---- primary contexts (primary_context.c) --------------------------------- */
 
+/* Retains, releases and resets of primary contexts run one at a time,
+ * from their prologue to the end of the call (ltcu_call_end lets go). */
+void ltcu_primary_call_begin(ltcu_call *call);
+void ltcu_primary_call_end(ltcu_call *call);
 void ltcu_primary_retained(ltcu_call *call, CUdevice device, CUcontext context);
 void ltcu_primary_release_begin(ltcu_call *call, CUdevice device);
 void ltcu_primary_reset_begin(ltcu_call *call, CUdevice device);

@@ -68,6 +68,12 @@ static void before_cuCtxDestroy_v2(ltcu_call *call, const void *raw_params)
 SAME_ARGUMENTS(cuCtxDestroy, cuCtxDestroy_v2);
 #define before_cuCtxDestroy before_cuCtxDestroy_v2
 
+static void before_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_params)
+{
+    (void)raw_params;
+    ltcu_primary_call_begin(call);
+}
+
 static void after_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuDevicePrimaryCtxRetain);
@@ -78,6 +84,7 @@ static void after_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_para
 static void before_cuDevicePrimaryCtxRelease_v2(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuDevicePrimaryCtxRelease_v2);
+    ltcu_primary_call_begin(call);
     ltcu_primary_release_begin(call, p->dev);
 }
 SAME_ARGUMENTS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2);
@@ -86,6 +93,7 @@ SAME_ARGUMENTS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2);
 static void before_cuDevicePrimaryCtxReset_v2(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuDevicePrimaryCtxReset_v2);
+    ltcu_primary_call_begin(call);
     ltcu_primary_reset_begin(call, p->dev);
 }
 SAME_ARGUMENTS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2);
@@ -500,7 +508,6 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define before_cuCtxCreate_v4 NULL
 #define after_cuCtxDestroy NULL
 #define after_cuCtxDestroy_v2 NULL
-#define before_cuDevicePrimaryCtxRetain NULL
 #define after_cuDevicePrimaryCtxRelease NULL
 #define after_cuDevicePrimaryCtxRelease_v2 NULL
 #define after_cuDevicePrimaryCtxReset NULL

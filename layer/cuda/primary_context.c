@@ -15,6 +15,15 @@
  * program's leaks, for the exit report).
  *
  * Locking: one mutex over the table; the registry is called outside it.
+ * Besides, the retains, releases and resets of primary contexts run one
+ * at a time, each from its prologue until the driver has answered
+ * (call_lock). A release counts in its prologue and a retain after the
+ * driver: interleaved on two threads, the registry's references reached
+ * 0 while the driver still had the other thread's, the context's objects
+ * were reported gone with it, and the retain then recorded the context
+ * anew over the old record, losing a reference. These calls are rare;
+ * the lock is recursive because the driver may run a nested tracked call
+ * (CUPTI reports from inside it) on the same thread.
  */
 #include <pthread.h>
 
@@ -29,6 +38,23 @@ typedef struct primary_context {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static primary_context devices[MAX_DEVICES];
+static pthread_mutex_t call_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void ltcu_primary_call_begin(ltcu_call *call)
+{
+    if (call->primary_serialized)
+        return;
+    pthread_mutex_lock(&call_lock);
+    call->primary_serialized = 1;
+}
+
+void ltcu_primary_call_end(ltcu_call *call)
+{
+    if (!call->primary_serialized)
+        return;
+    call->primary_serialized = 0;
+    pthread_mutex_unlock(&call_lock);
+}
 
 static int valid_device(CUdevice device) { return device >= 0 && device < MAX_DEVICES; }
 

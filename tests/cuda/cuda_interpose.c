@@ -10,6 +10,7 @@
  * once never confuse an address the driver hands out again.
  */
 #include <pthread.h>
+#include <sched.h>
 
 #include "cuda_test_util.h"
 #include "fake_cuda.h"
@@ -543,6 +544,55 @@ static void threads(void)
     CHECK_EQ_INT(cuda_live_count(), live);
 }
 
+/* Threads each holding the primary context while they use it: retain,
+ * make it current, allocate, free, release. A correct program: whatever
+ * the interleaving of one thread's release with another's retain, no
+ * misuse is reported, no record is replaced, and nothing is left. */
+#define PRIMARY_ROUNDS 3000
+
+static pthread_barrier_t primary_start;
+
+static void *primary_user(void *unused)
+{
+    (void)unused;
+    pthread_barrier_wait(&primary_start); /* all at once, and yielding: calls interleave */
+    for (int i = 0; i < PRIMARY_ROUNDS; i++) {
+        CUcontext primary = NULL;
+        CUdeviceptr memory = 0;
+        if (cuDevicePrimaryCtxRetain(&primary, 0) != CUDA_SUCCESS)
+            return (void *)1;
+        sched_yield();
+        if (cuCtxSetCurrent(primary) != CUDA_SUCCESS || cuMemAlloc(&memory, 64) != CUDA_SUCCESS ||
+            cuMemFree(memory) != CUDA_SUCCESS || cuCtxSetCurrent(NULL) != CUDA_SUCCESS)
+            return (void *)1;
+        sched_yield();
+        if (cuDevicePrimaryCtxRelease(0) != CUDA_SUCCESS)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void primary_threads(void)
+{
+    livetrack_stats before, after;
+    livetrack_get_stats(&before);
+    size_t live = cuda_live_count();
+    pthread_t workers[THREADS];
+    CHECK_EQ_INT(pthread_barrier_init(&primary_start, NULL, THREADS), 0);
+    for (int i = 0; i < THREADS; i++)
+        CHECK_EQ_INT(pthread_create(&workers[i], NULL, primary_user, NULL), 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *failed = NULL;
+        pthread_join(workers[i], &failed);
+        CHECK(failed == NULL);
+    }
+    pthread_barrier_destroy(&primary_start);
+    livetrack_get_stats(&after);
+    CHECK_EQ_INT(after.misuse, before.misuse);
+    CHECK_EQ_INT(after.replaced, before.replaced);
+    CHECK_EQ_INT(cuda_live_count(), live);
+}
+
 int main(void)
 {
     CHECK_EQ_INT(cuInit(0), CUDA_SUCCESS);
@@ -564,6 +614,7 @@ int main(void)
     misuse();
     context_end();
     threads();
+    primary_threads();
     CHECK_EQ_INT(cuda_live_count(), 1);
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);
