@@ -55,6 +55,12 @@ tsan_tests='^(core_registry_threads|opencl\.cl_threads|reliability\.(soak|fork|e
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVETRACK_WERROR=ON \
     -DCMAKE_C_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=thread" >/dev/null
+# The CUDA front end's threads (allocations, primary contexts) on the fake
+# driver, where the CUDA headers were found.
+if cmake --build build-tsan --target help | grep -q ' cuda_interpose$'; then
+    tsan_targets+=(livetrack_cuda cuda_interpose)
+    tsan_tests='^(core_registry_threads|opencl\.cl_threads|cuda\.cuda_interpose|reliability\.(soak|fork|exit|fuzz_registry))$'
+fi
 cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/reliability/tsan.supp" \
     LIVETRACK_STACK_DEPTH=0 ctest --test-dir build-tsan --output-on-failure -R "$tsan_tests"

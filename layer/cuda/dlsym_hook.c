@@ -28,7 +28,7 @@
  * the path every lookup takes, finding glibc's dlsym and telling our
  * names from others, is built without sanitizer instrumentation and
  * calls nothing but glibc. */
-#define UNINSTRUMENTED __attribute__((no_sanitize_address, no_sanitize("undefined")))
+#define UNINSTRUMENTED __attribute__((no_sanitize_address, no_sanitize_thread, no_sanitize("undefined")))
 
 /* glibc's dlsym: read by the assembly below, so not static. */
 void *(*ltcu_glibc_dlsym)(void *handle, const char *name);
