@@ -138,6 +138,8 @@ int ltcl_event_in_callback(const void *handle);
  * its event, the queue of an SVM free, or the context of either
  * (wrap_callbacks.c). Checks of it pass, and a retain tracks it again. */
 int ltcl_held_for_callback(ltcl_type type, const void *handle);
+/* Whether this thread is running such a callback at all. */
+int ltcl_in_callback(void);
 
 /* clEnqueueSVMFree's free function as the driver gets it: a trampoline
  * that marks its thread while the program's function runs, and in `data`

@@ -57,11 +57,39 @@ const char *ltcl_code_name(cl_int code)
     return "an error";
 }
 
+static int adopt_held_object(const char *call, ltcl_type type, const void *handle);
+
+/* A parent the program released that the driver still holds for the
+ * callback this thread runs (its event, the SVM free's queue, their
+ * context) is no longer in the registry. An object made from it there
+ * (a buffer in the event's context, a marker on the queue), or the event
+ * retained there, would get no parent and no platform, and the parent
+ * would be refused after the callback although that object keeps it
+ * alive. So it is recorded again first; returns its type, and the caller
+ * drops the reference that gave it once the child holds it: the program
+ * has none. LTCL_TYPE_COUNT: nothing adopted. */
+static ltcl_type adopt_held_parent(const char *call, const void *parent)
+{
+    static const ltcl_type held_types[] = {LTCL_CONTEXT, LTCL_QUEUE, LTCL_EVENT};
+    livetrack_type live;
+    if (!parent || livetrack_live_type(LIVETRACK_DOMAIN_OPENCL, ltcl_key(parent), &live) != LIVETRACK_UNKNOWN)
+        return LTCL_TYPE_COUNT;
+    for (size_t i = 0; i < sizeof held_types / sizeof held_types[0]; i++)
+        if (ltcl_held_for_callback(held_types[i], parent))
+            return adopt_held_object(call, held_types[i], parent) ? held_types[i] : LTCL_TYPE_COUNT;
+    return LTCL_TYPE_COUNT;
+}
+
 void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
                           const void *second_parent, unsigned flags, const void *platform)
 {
     if (!handle)
         return;
+    ltcl_type adopted[2] = {LTCL_TYPE_COUNT, LTCL_TYPE_COUNT};
+    if (__builtin_expect(ltcl_in_callback(), 0)) {
+        adopted[0] = adopt_held_parent(call, parent);
+        adopted[1] = adopt_held_parent(call, second_parent);
+    }
     livetrack_new_object object = {
         .domain = LIVETRACK_DOMAIN_OPENCL,
         .type = type,
@@ -74,6 +102,9 @@ void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, 
         .call = call,
     };
     livetrack_create(&object);
+    for (int i = 0; i < 2; i++)
+        if (adopted[i] != LTCL_TYPE_COUNT)
+            livetrack_release(LIVETRACK_DOMAIN_OPENCL, adopted[i], ltcl_key(i ? second_parent : parent), NULL, call);
 }
 
 static atomic_int untracked_extension_in_use;

@@ -90,6 +90,8 @@ static _Thread_local held_objects held;
 
 int ltcl_event_in_callback(const void *handle) { return handle && handle == (const void *)held.event; }
 
+int ltcl_in_callback(void) { return held.event || held.queue; }
+
 /* The context of the held event or queue, as the driver says. */
 static int held_context_is(const void *context)
 {

@@ -8,7 +8,9 @@
  *     program inside clLinkProgram's notification, an event inside its
  *     own callback after the program released it, and that event's
  *     context, and an SVM free's queue, after the program released the
- *     queue and the context (retained there, and released after);
+ *     queue and the context (retained there, and released after), and a
+ *     buffer made there in a context nothing else holds any more, which
+ *     keeps that context a valid argument after the callback;
  *   - by-value kernel arguments of pointer size whose type names look
  *     like images, and a value given for a __local pointer.
  * It prints every result on stdout; the output must be the same with and
@@ -122,8 +124,9 @@ static void link_notification(cl_context context, cl_device_id device)
     link_report report = {.device = device, .done = 0};
     cl_program program = clLinkProgram(context, 1, &device, "", 1, &compiled, linked, &report, &err);
     printf("clLinkProgram(with a notification) = %d, program %s\n", (int)err, program ? "returned" : "none");
-    printf("notification ran: %d, clGetProgramBuildInfo inside = %d, clGetProgramInfo inside = %d\n",
-           wait_for(&report.done), (int)report.build_info, (int)report.program_info);
+    int ran = wait_for(&report.done); /* before the report's fields are read */
+    printf("notification ran: %d, clGetProgramBuildInfo inside = %d, clGetProgramInfo inside = %d\n", ran,
+           (int)report.build_info, (int)report.program_info);
     if (program)
         MUST(clReleaseProgram(program));
     MUST(clReleaseProgram(compiled));
@@ -161,7 +164,8 @@ static void callback_after_release(cl_context context, cl_command_queue queue)
     printf("clReleaseEvent(marker) = %d\n", (int)clReleaseEvent(marker));
     MUST(clSetUserEventStatus(gate, CL_COMPLETE));
     MUST(clFinish(queue));
-    printf("callback ran: %d, clGetEventInfo inside = %d / %d, command type %s\n", wait_for(&report.done),
+    int ran = wait_for(&report.done); /* before the report's fields are read */
+    printf("callback ran: %d, clGetEventInfo inside = %d / %d, command type %s\n", ran,
            (int)report.status_info, (int)report.type_info,
            report.type == CL_COMMAND_MARKER ? "marker" : "other");
     MUST(clReleaseEvent(gate));
@@ -226,16 +230,74 @@ static void held_for_callbacks(cl_device_id device)
     MUST(clSetUserEventStatus(gate, CL_COMPLETE));
     printf("held for callbacks: clSetEventCallback = %d, clEnqueueSVMFree = %d (SVM %s)\n", (int)marker_callback,
            (int)svm_free, svm ? "allocated" : "none");
+    /* Both waited for before their reports are read. */
+    int event_ran = wait_for(&on_event.done), free_ran = svm ? wait_for(&on_free.done) : 0;
     printf("event callback ran: %d, its context: clGetContextInfo = %d, clRetainContext = %d\n",
-           wait_for(&on_event.done), (int)on_event.context_info, (int)on_event.retain);
+           event_ran, (int)on_event.context_info, (int)on_event.retain);
     if (svm)
         printf("SVM free ran: %d, its queue: clGetCommandQueueInfo = %d, clRetainCommandQueue = %d, context %d\n",
-               wait_for(&on_free.done), (int)on_free.queue_info, (int)on_free.retain, (int)on_free.svm_free_context);
+               free_ran, (int)on_free.queue_info, (int)on_free.retain, (int)on_free.svm_free_context);
     if (on_free.queue && on_free.retain == CL_SUCCESS)
         printf("clReleaseCommandQueue(retained in the SVM free) = %d\n", (int)clReleaseCommandQueue(on_free.queue));
     if (on_event.context && on_event.retain == CL_SUCCESS)
         printf("clReleaseContext(retained in the callback) = %d\n", (int)clReleaseContext(on_event.context));
     MUST(clReleaseEvent(gate));
+}
+
+typedef struct made_report {
+    atomic_int go, done;
+    cl_int create;
+    cl_mem buffer;
+} made_report;
+
+/* Waits until the program has let go of everything of the context, then
+ * makes a buffer in it: the buffer is all that holds it. */
+static void CL_CALLBACK make_in_event_context(cl_event event, cl_int status, void *data)
+{
+    made_report *report = data;
+    cl_context context = NULL;
+    (void)status;
+    wait_for(&report->go);
+    if (clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS)
+        context = NULL;
+    report->buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, NULL, &report->create);
+    atomic_store(&report->done, 1);
+}
+
+static void made_in_callback(cl_device_id device)
+{
+    cl_int err;
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    MUST(err);
+    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
+    MUST(err);
+    cl_event gate = clCreateUserEvent(context, &err);
+    MUST(err);
+    cl_event marker;
+    MUST(clEnqueueMarkerWithWaitList(queue, 1, &gate, &marker));
+    made_report report = {.go = 0, .done = 0, .create = CL_INVALID_VALUE, .buffer = NULL};
+    MUST(clSetEventCallback(marker, CL_COMPLETE, make_in_event_context, &report));
+    MUST(clFlush(queue));
+    MUST(clReleaseEvent(marker));
+    MUST(clReleaseCommandQueue(queue));
+    MUST(clReleaseContext(context));
+    MUST(clSetUserEventStatus(gate, CL_COMPLETE));
+    MUST(clReleaseEvent(gate));
+    atomic_store(&report.go, 1);
+    int ran = wait_for(&report.done);
+    printf("callback made a buffer: ran %d, clCreateBuffer = %d\n", ran, (int)report.create);
+    if (!report.buffer)
+        return;
+    cl_context of_buffer = NULL;
+    cl_uint devices = 0;
+    MUST(clGetMemObjectInfo(report.buffer, CL_MEM_CONTEXT, sizeof of_buffer, &of_buffer, NULL));
+    printf("its context after the callback: clGetContextInfo = %d\n",
+           (int)clGetContextInfo(of_buffer, CL_CONTEXT_NUM_DEVICES, sizeof devices, &devices, NULL));
+    cl_mem another = clCreateBuffer(of_buffer, CL_MEM_READ_WRITE, 64, NULL, &err);
+    printf("clCreateBuffer in it = %d\n", (int)err);
+    if (another)
+        MUST(clReleaseMemObject(another));
+    MUST(clReleaseMemObject(report.buffer));
 }
 
 static void image_named_values(cl_context context, cl_device_id device)
@@ -274,6 +336,7 @@ int main(void)
     link_notification(context, device);
     callback_after_release(context, queue);
     held_for_callbacks(device);
+    made_in_callback(device);
     image_named_values(context, device);
 
     MUST(clReleaseCommandQueue(queue));
