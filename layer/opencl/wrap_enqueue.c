@@ -3,7 +3,9 @@
  * the table's generic "the event it returns" (entry_points.h): it also
  * frees SVM pointers. Every other enqueue is generated from the table.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "entry_points.h"
 
@@ -14,6 +16,38 @@
  * when the driver rejects the call they are put back. A refused call
  * leaves the registry as it was. */
 #define SVM_FREE_BATCH 64
+
+static int compare_pointers(const void *left, const void *right)
+{
+    uintptr_t a = (uintptr_t)*(void *const *)left, b = (uintptr_t)*(void *const *)right;
+    return a < b ? -1 : a > b;
+}
+
+/* A pointer listed twice, or NULL. The driver frees each entry: the
+ * second free of one is a double free (pocl 3.1 aborts on it), and each
+ * entry alone looks live to the registry. */
+static void *listed_twice(void *const pointers[], cl_uint count)
+{
+    if (count <= SVM_FREE_BATCH) {
+        for (cl_uint i = 1; i < count; i++)
+            for (cl_uint j = 0; j < i; j++)
+                if (pointers[i] && pointers[i] == pointers[j])
+                    return pointers[i];
+        return NULL;
+    }
+    void **sorted = malloc(count * sizeof *sorted);
+    if (!sorted)
+        return NULL; /* not checked: only the diagnostic is lost */
+    memcpy(sorted, pointers, count * sizeof *sorted);
+    qsort(sorted, count, sizeof *sorted, compare_pointers);
+    void *twice = NULL;
+    for (cl_uint i = 1; i < count && !twice; i++)
+        if (sorted[i] && sorted[i] == sorted[i - 1])
+            twice = sorted[i];
+    free(sorted);
+    return twice;
+}
+
 cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_pointers, void *pointers[],
                                          void(CL_CALLBACK *free_fn)(cl_command_queue, cl_uint, void *[], void *),
                                          void *user_data, LTCL_WAIT_PARAMS)
@@ -26,6 +60,18 @@ cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_poi
         if (large) {
             saved = large;
             capacity = num_pointers;
+        }
+    }
+    void *twice = tracked ? listed_twice(pointers, num_pointers) : NULL;
+    if (twice) {
+        int pass = livetrack_transparent();
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_OPENCL, ltcl_key(twice),
+                                   "clEnqueueSVMFree(%p): SVM pointer %p is listed more than once; %s", (void *)queue,
+                                   twice, pass ? "passed to the driver" : "refused with CL_INVALID_VALUE");
+        if (!pass) {
+            if (saved != batch)
+                free(saved);
+            return CL_INVALID_VALUE;
         }
     }
     for (cl_uint i = 0; tracked && i < num_pointers; i++) {

@@ -220,6 +220,21 @@ static int run_child(void)
     clSVMFree(env.context, &fake);
     printf("refused clSVMFree %p\n", (void *)&fake);
     clSVMFree(env.context, NULL); /* allowed: no diagnostic */
+    /* A pointer listed twice in one clEnqueueSVMFree is a double free
+     * (pocl 3.1 aborts on it): refused before the driver, nothing freed. */
+    void *first = clSVMAlloc(env.context, CL_MEM_READ_WRITE, 256, 0);
+    void *second = clSVMAlloc(env.context, CL_MEM_READ_WRITE, 256, 0);
+    if (first && second) {
+        void *twice[] = {first, second, first};
+        REFUSED("clEnqueueSVMFree", first, clEnqueueSVMFree(env.queue, 3, twice, NULL, NULL, 0, NULL, NULL),
+                CL_INVALID_VALUE);
+        CT_EXPECT_LIVE(first, "cl_svm_pointer", 1);
+        CT_EXPECT_LIVE(second, "cl_svm_pointer", 1);
+        CHECK_EQ_INT(clEnqueueSVMFree(env.queue, 2, twice, NULL, NULL, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_EQ_INT(clFinish(env.queue), CL_SUCCESS);
+        CT_EXPECT_GONE(first);
+        CT_EXPECT_GONE(second);
+    }
 
     CHECK_EQ_INT(clReleaseMemObject(out), CL_SUCCESS);
     livetrack_get_stats(&stats);
