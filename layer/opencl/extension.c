@@ -3,7 +3,6 @@
  * platform's extension strings, and extension functions that create
  * objects (handed back wrapped, so what they create is tracked too).
  */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,33 +104,19 @@ static int driver_refcount(const livetrack_object *object, cl_uint *count)
     return 1;
 }
 
-/* Serialises reports: callbacks never run concurrently. Recursive, so a
- * callback may itself ask for a report. */
-static pthread_mutex_t report_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-static pthread_once_t report_lock_forks = PTHREAD_ONCE_INIT;
-
-/* A child forked while another thread was inside a report inherits the
- * lock held by a thread it does not have: it starts with a fresh one (the
- * lock guards no data, only the order of callbacks). */
-static void fresh_report_lock_in_child(void)
-{
-    pthread_mutexattr_t recursive;
-    pthread_mutexattr_init(&recursive);
-    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&report_lock, &recursive);
-    pthread_mutexattr_destroy(&recursive);
-}
-
-static void watch_forks(void) { pthread_atfork(NULL, NULL, fresh_report_lock_in_child); }
-
+/* One report calls report_fn from the calling thread, one object after
+ * another: its calls never overlap ("not concurrently", the extension
+ * says of one enumeration). Reports on several threads run side by side,
+ * as in the Intel runtime, which lets go of its lock around each
+ * callback: a callback may wait for another thread (join it, wait for an
+ * event its work sets) that itself asks for a report, and one lock over
+ * all reports made that wait for ever. No lock is held here at all. */
 static void CL_API_CALL report_live_objects(cl_platform_id platform, cl_live_object_report_fn report_fn,
                                             void *user_data)
 {
     if (!report_fn)
         return;
-    pthread_once(&report_lock_forks, watch_forks);
     livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_OPENCL, platform);
-    pthread_mutex_lock(&report_lock);
     for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
         /* Skipped when the callback, or another thread, released it
@@ -141,7 +126,6 @@ static void CL_API_CALL report_live_objects(cl_platform_id platform, cl_live_obj
             continue;
         report_fn(user_data, (void *)(uintptr_t)object->handle, object->type_name, count);
     }
-    pthread_mutex_unlock(&report_lock);
     livetrack_snapshot_free(snapshot);
 }
 

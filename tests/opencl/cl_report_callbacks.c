@@ -2,8 +2,9 @@
  * What a Report callback may do: release the reported object, release
  * objects not reported yet (they are then skipped: never reported after
  * their release), retain objects, create objects, call the driver. None
- * of it may deadlock or crash, and calls never overlap. A child forked
- * while a report runs in another thread can report too.
+ * of it may deadlock or crash, and calls of one report never overlap. A
+ * report on another thread while a callback runs, which that callback may
+ * wait for, goes on at once; so does one in a child forked then.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -170,6 +171,12 @@ static void CL_CALLBACK count_reported(void *user_data, void *object, const char
     (*(int *)user_data)++;
 }
 
+static void *report_and_count(void *reported)
+{
+    fork_case.report(fork_case.platform, count_reported, reported);
+    return NULL;
+}
+
 static void reset(callback_state *state, cl_context context)
 {
     memset(state, 0, sizeof *state);
@@ -322,8 +329,22 @@ int main(void)
     int child_status = 0;
     CHECK(child > 0 && waitpid(child, &child_status, 0) == child);
     CHECK(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
+    /* ---- a report on another thread meanwhile: a callback may wait for
+     *      such a thread (join it, or wait for an event its work sets),
+     *      so it must not wait for the report in progress ---- */
+    int reported_meanwhile = 0;
+    pthread_t other;
+    CHECK_EQ_INT(pthread_create(&other, NULL, report_and_count, &reported_meanwhile), 0);
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 10;
+    int joined = pthread_timedjoin_np(other, NULL, &deadline) == 0;
+    CHECK(joined); /* else it waits for the first report, which waits for us */
+    CHECK(reported_meanwhile > 0);
     atomic_store(&fork_case.release, 1);
     pthread_join(reporter, NULL);
+    if (!joined)
+        pthread_join(other, NULL);
 
     ct_teardown(&env);
     ct_check_model(0);
