@@ -140,6 +140,8 @@ int ltcl_event_in_callback(const void *handle);
 int ltcl_held_for_callback(ltcl_type type, const void *handle);
 /* Whether this thread is running such a callback at all. */
 int ltcl_in_callback(void);
+/* Whether this thread is running a context destructor callback. */
+int ltcl_in_context_destructor(void);
 
 /* clEnqueueSVMFree's free function as the driver gets it: a trampoline
  * that marks its thread while the program's function runs, and in `data`

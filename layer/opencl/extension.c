@@ -88,7 +88,10 @@ static void pin_in_driver(void *context)
 static int driver_refcount(const livetrack_object *object, cl_uint *count)
 {
     count_query how = count_query_for(object);
-    if (!how.query || !how.retain || !how.release) {
+    /* No reference of our own inside a context destructor callback
+     * (wrap_callbacks.c): the registry's count, as for a type the driver
+     * cannot be asked about. */
+    if (!how.query || !how.retain || !how.release || ltcl_in_context_destructor()) {
         *count = object->refs ? object->refs : 1;
         return livetrack_still_live(object);
     }
