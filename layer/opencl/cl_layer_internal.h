@@ -138,8 +138,9 @@ int ltcl_event_in_callback(const void *handle);
  * its event, the queue of an SVM free, or the context of either
  * (wrap_callbacks.c). Checks of it pass, and a retain tracks it again. */
 int ltcl_held_for_callback(ltcl_type type, const void *handle);
-/* Whether this thread is running such a callback at all. */
-int ltcl_in_callback(void);
+/* How many such callbacks this thread is running (nested ones count):
+ * read on every creation, so a variable, not a call. */
+extern _Thread_local unsigned ltcl_callbacks_running;
 /* Whether this thread is running a context destructor callback. */
 int ltcl_in_context_destructor(void);
 

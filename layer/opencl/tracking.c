@@ -80,16 +80,9 @@ static ltcl_type adopt_held_parent(const char *call, const void *parent)
     return LTCL_TYPE_COUNT;
 }
 
-void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
-                          const void *second_parent, unsigned flags, const void *platform)
+static void record(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
+                   const void *second_parent, unsigned flags, const void *platform)
 {
-    if (!handle)
-        return;
-    ltcl_type adopted[2] = {LTCL_TYPE_COUNT, LTCL_TYPE_COUNT};
-    if (__builtin_expect(ltcl_in_callback(), 0)) {
-        adopted[0] = adopt_held_parent(call, parent);
-        adopted[1] = adopt_held_parent(call, second_parent);
-    }
     livetrack_new_object object = {
         .domain = LIVETRACK_DOMAIN_OPENCL,
         .type = type,
@@ -102,9 +95,31 @@ void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, 
         .call = call,
     };
     livetrack_create(&object);
+}
+
+/* A creation inside a callback: its parents may need adopting first. Out
+ * of line, so that the common creation pays one thread-local test. */
+static __attribute__((noinline)) void record_in_callback(const char *call, ltcl_type type, const void *handle,
+                                                         uint64_t bytes, const void *parent,
+                                                         const void *second_parent, unsigned flags,
+                                                         const void *platform)
+{
+    ltcl_type adopted[2] = {adopt_held_parent(call, parent), adopt_held_parent(call, second_parent)};
+    record(call, type, handle, bytes, parent, second_parent, flags, platform);
     for (int i = 0; i < 2; i++)
         if (adopted[i] != LTCL_TYPE_COUNT)
             livetrack_release(LIVETRACK_DOMAIN_OPENCL, adopted[i], ltcl_key(i ? second_parent : parent), NULL, call);
+}
+
+void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
+                          const void *second_parent, unsigned flags, const void *platform)
+{
+    if (!handle)
+        return;
+    if (__builtin_expect(ltcl_callbacks_running != 0, 0))
+        record_in_callback(call, type, handle, bytes, parent, second_parent, flags, platform);
+    else
+        record(call, type, handle, bytes, parent, second_parent, flags, platform);
 }
 
 static atomic_int untracked_extension_in_use;

@@ -92,7 +92,7 @@ static _Thread_local held_objects held;
 
 int ltcl_event_in_callback(const void *handle) { return handle && handle == (const void *)held.event; }
 
-int ltcl_in_callback(void) { return held.event || held.queue; }
+_Thread_local unsigned ltcl_callbacks_running;
 
 /* The context of the held event or queue, as the driver says. */
 static int held_context_is(const void *context)
@@ -128,7 +128,9 @@ static void CL_CALLBACK run_event_callback(cl_event event, cl_int status, void *
     pending_callback *pending = data;
     cl_event outer = held.event;
     held.event = event;
+    ltcl_callbacks_running++;
     pending->event_notify(event, status, pending->user_data);
+    ltcl_callbacks_running--;
     held.event = outer;
     drop_pending(pending);
 }
@@ -152,7 +154,9 @@ static void CL_CALLBACK run_svm_free(cl_command_queue queue, cl_uint count, void
     pending_callback *pending = data;
     cl_command_queue outer = held.queue;
     held.queue = queue;
+    ltcl_callbacks_running++;
     pending->svm_free(queue, count, pointers, pending->user_data);
+    ltcl_callbacks_running--;
     held.queue = outer;
     drop_pending(pending);
 }
