@@ -21,7 +21,7 @@ void ltcu_call_begin(ltcu_call *call, ltcu_call_id id, ltcu_origin origin, const
     call->name = runtime_call ? runtime_call : ltcu_calls[id].api_name;
     call->context_known = context_known;
     call->context = context;
-    call->primary_serialized = 0;
+    call->primary_counted = NULL;
     call->dropped = 0;
     call->undo_count = 0;
     call->undo_capacity = LTCU_INLINE_UNDO;
@@ -101,6 +101,7 @@ static void undo(const ltcu_call *call, const ltcu_undo *step)
     case LTCU_UNDO_RUNTIME_OBJECT:
         ltcu_runtime_object_restore(step->object.handle, (CUcontext)(uintptr_t)step->object.owner);
         break;
+    case LTCU_UNDO_PRIMARY_RETAIN: ltcu_primary_undo_retain((CUcontext)(uintptr_t)step->object.handle); break;
     }
 }
 
@@ -123,5 +124,4 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
         free(call->undo);
     call->undo = call->inline_undo;
     call->undo_count = 0;
-    ltcu_primary_call_end(call);
 }

@@ -103,7 +103,8 @@ typedef enum ltcu_undo_kind {
     LTCU_UNDO_RELEASE,      /* the same, after a release of one reference */
     LTCU_UNDO_RUNTIME_REF,  /* give the runtime its primary context reference back */
     LTCU_UNDO_MAPPING_SIZE, /* remember a mapping's size again */
-    LTCU_UNDO_RUNTIME_OBJECT /* know a runtime module (.handle: its key) of context .owner again */
+    LTCU_UNDO_RUNTIME_OBJECT, /* know a runtime module (.handle: its key) of context .owner again */
+    LTCU_UNDO_PRIMARY_RETAIN  /* give back the reference a primary retain counted (.handle: the context) */
 } ltcu_undo_kind;
 
 typedef struct ltcu_undo {
@@ -121,7 +122,7 @@ typedef struct ltcu_call {
     const char *runtime_call; /* the cuda* call this driver call serves, NULL: none known */
     int context_known;
     CUcontext context;  /* the thread's current context (the owner of what the call makes) */
-    int primary_serialized; /* holds the primary contexts' call lock until ltcu_call_end */
+    CUcontext primary_counted; /* the primary context a retain counted in its prologue */
     size_t dropped;     /* objects a context's end destroyed in this call (reported) */
     size_t undo_count;
     size_t undo_capacity;
@@ -199,11 +200,12 @@ int ltcu_process_exiting(void);
 
 /* ---- primary contexts (primary_context.c) --------------------------------- */
 
-/* Retains, releases and resets of primary contexts run one at a time,
- * from their prologue to the end of the call (ltcu_call_end lets go). */
-void ltcu_primary_call_begin(ltcu_call *call);
-void ltcu_primary_call_end(ltcu_call *call);
+/* A retain counts the program's reference in its prologue when the
+ * device's handle is known (else after the driver, in _retained). */
+void ltcu_primary_retain_begin(ltcu_call *call, CUdevice device);
 void ltcu_primary_retained(ltcu_call *call, CUdevice device, CUcontext context);
+/* Undo of a retain the driver refused (LTCU_UNDO_PRIMARY_RETAIN). */
+void ltcu_primary_undo_retain(CUcontext context);
 void ltcu_primary_release_begin(ltcu_call *call, CUdevice device);
 void ltcu_primary_reset_begin(ltcu_call *call, CUdevice device);
 /* Undo of a release the driver refused (LTCU_UNDO_RUNTIME_REF). */

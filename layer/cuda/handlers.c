@@ -70,8 +70,8 @@ SAME_ARGUMENTS(cuCtxDestroy, cuCtxDestroy_v2);
 
 static void before_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_params)
 {
-    (void)raw_params;
-    ltcu_primary_call_begin(call);
+    PARAMS(cuDevicePrimaryCtxRetain);
+    ltcu_primary_retain_begin(call, p->dev);
 }
 
 static void after_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_params)
@@ -84,7 +84,6 @@ static void after_cuDevicePrimaryCtxRetain(ltcu_call *call, const void *raw_para
 static void before_cuDevicePrimaryCtxRelease_v2(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuDevicePrimaryCtxRelease_v2);
-    ltcu_primary_call_begin(call);
     ltcu_primary_release_begin(call, p->dev);
 }
 SAME_ARGUMENTS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2);
@@ -93,7 +92,6 @@ SAME_ARGUMENTS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2);
 static void before_cuDevicePrimaryCtxReset_v2(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuDevicePrimaryCtxReset_v2);
-    ltcu_primary_call_begin(call);
     ltcu_primary_reset_begin(call, p->dev);
 }
 SAME_ARGUMENTS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2);

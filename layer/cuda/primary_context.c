@@ -14,16 +14,22 @@
  * runtime's teardown then releases it, and what it still owns is the
  * program's leaks, for the exit report).
  *
- * Locking: one mutex over the table; the registry is called outside it.
- * Besides, the retains, releases and resets of primary contexts run one
- * at a time, each from its prologue until the driver has answered
- * (call_lock). A release counts in its prologue and a retain after the
- * driver: interleaved on two threads, the registry's references reached
- * 0 while the driver still had the other thread's, the context's objects
- * were reported gone with it, and the retain then recorded the context
- * anew over the old record, losing a reference. These calls are rare;
- * the lock is recursive because the driver may run a nested tracked call
- * (CUPTI reports from inside it) on the same thread.
+ * Threads: the program's retains count in their prologue, like its
+ * releases, once the device's handle is known (it stays the same for the
+ * process's life). Counted after the driver, a retain on one thread let a
+ * release on another bring the registry's count to 0 while the driver
+ * still held the first thread's reference: the context's live objects
+ * were reported gone with it. Counted before, a count of 0 means no
+ * thread holds the context or is retaining it.
+ *
+ * Locking: one mutex over the table, and references_lock around the
+ * registry calls that count the program's references: a retain that
+ * finds the context's record gone records it anew, and two threads doing
+ * so at once would each make a record, the second replacing the first
+ * and losing a reference. Neither lock is held across a driver call or a
+ * report (symbolizing takes the dynamic loader's lock, which a library
+ * constructor calling in here may hold), and the call site of a new
+ * record is captured before the lock is taken.
  */
 #include <pthread.h>
 
@@ -38,27 +44,58 @@ typedef struct primary_context {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static primary_context devices[MAX_DEVICES];
-static pthread_mutex_t call_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-
-void ltcu_primary_call_begin(ltcu_call *call)
-{
-    if (call->primary_serialized)
-        return;
-    pthread_mutex_lock(&call_lock);
-    call->primary_serialized = 1;
-}
-
-void ltcu_primary_call_end(ltcu_call *call)
-{
-    if (!call->primary_serialized)
-        return;
-    call->primary_serialized = 0;
-    pthread_mutex_unlock(&call_lock);
-}
+static pthread_mutex_t references_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int valid_device(CUdevice device) { return device >= 0 && device < MAX_DEVICES; }
 
 static uint64_t key_of(CUcontext context) { return ltcu_key(LTCU_CONTEXT, (uint64_t)(uintptr_t)context); }
+
+static CUcontext context_of(CUdevice device)
+{
+    pthread_mutex_lock(&lock);
+    CUcontext context = devices[device].context;
+    pthread_mutex_unlock(&lock);
+    return context;
+}
+
+/* One more reference of the program's: retained, or recorded anew when
+ * the record is gone. */
+static void count_retain(ltcu_call *call, CUcontext context)
+{
+    livetrack_stack_id stack = livetrack_capture_stack(); /* outside the lock: it may walk the stack */
+    livetrack_new_object object = {
+        .domain = LIVETRACK_DOMAIN_CUDA,
+        .type = LTCU_CONTEXT,
+        .handle = key_of(context),
+        .owner = context,
+        .call = call->name,
+    };
+    pthread_mutex_lock(&references_lock);
+    if (livetrack_retain(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), call->name) != LIVETRACK_OK)
+        livetrack_create_with_stack(&object, stack);
+    pthread_mutex_unlock(&references_lock);
+}
+
+void ltcu_primary_retain_begin(ltcu_call *call, CUdevice device)
+{
+    call->primary_counted = NULL;
+    if (call->origin == LTCU_FROM_RUNTIME || !valid_device(device))
+        return;
+    CUcontext context = context_of(device);
+    if (!context)
+        return; /* the first retain: the handle comes from the driver */
+    count_retain(call, context);
+    call->primary_counted = context;
+    livetrack_object counted = {.handle = (uint64_t)(uintptr_t)context};
+    ltcu_push_undo(call, LTCU_UNDO_PRIMARY_RETAIN, &counted);
+}
+
+void ltcu_primary_undo_retain(CUcontext context)
+{
+    pthread_mutex_lock(&references_lock);
+    livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, "cuDevicePrimaryCtxRetain");
+    pthread_mutex_unlock(&references_lock);
+}
 
 void ltcu_primary_retained(ltcu_call *call, CUdevice device, CUcontext context)
 {
@@ -72,8 +109,13 @@ void ltcu_primary_retained(ltcu_call *call, CUdevice device, CUcontext context)
             devices[device].runtime_references++;
         pthread_mutex_unlock(&lock);
     }
-    if (!for_runtime)
-        ltcu_retain_or_record(call, LTCU_CONTEXT, (uint64_t)(uintptr_t)context, 0);
+    if (for_runtime)
+        return;
+    if (call->primary_counted != context) {
+        if (call->primary_counted) /* another handle than the device had: not expected of a driver */
+            ltcu_primary_undo_retain(call->primary_counted);
+        count_retain(call, context);
+    }
 }
 
 /* References left after a release: the program's (registry) and the runtime's. */
@@ -111,9 +153,12 @@ void ltcu_primary_release_begin(ltcu_call *call, CUdevice device)
     livetrack_object device_as_object = {.handle = (uint64_t)device};
     if (!took_runtime) {
         livetrack_object object;
-        if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key_of(context), &object) == LIVETRACK_OK &&
-            livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, call->name) ==
-                LIVETRACK_OK) {
+        pthread_mutex_lock(&references_lock);
+        int released = livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key_of(context), &object) == LIVETRACK_OK &&
+                       livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, call->name) ==
+                           LIVETRACK_OK;
+        pthread_mutex_unlock(&references_lock);
+        if (released) {
             ltcu_push_undo(call, LTCU_UNDO_RELEASE, &object);
         } else {
             pthread_mutex_lock(&lock);
