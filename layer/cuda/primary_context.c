@@ -45,6 +45,21 @@ typedef struct primary_context {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static primary_context devices[MAX_DEVICES];
 static pthread_mutex_t references_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t references_lock_forks = PTHREAD_ONCE_INIT;
+
+/* fork() waits for a count in progress, so that the child does not
+ * inherit the lock held by a thread it does not have. Registered after
+ * the registry's own handlers, this one runs before them, while the
+ * count it waits for can still take the registry's locks. */
+static void lock_references(void) { pthread_mutex_lock(&references_lock); }
+static void unlock_references(void) { pthread_mutex_unlock(&references_lock); }
+static void watch_forks(void) { pthread_atfork(lock_references, unlock_references, unlock_references); }
+
+static void take_references_lock(void)
+{
+    pthread_once(&references_lock_forks, watch_forks); /* before the first lock, so none is missed */
+    pthread_mutex_lock(&references_lock);
+}
 
 static int valid_device(CUdevice device) { return device >= 0 && device < MAX_DEVICES; }
 
@@ -70,7 +85,7 @@ static void count_retain(ltcu_call *call, CUcontext context)
         .owner = context,
         .call = call->name,
     };
-    pthread_mutex_lock(&references_lock);
+    take_references_lock();
     if (livetrack_retain(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), call->name) != LIVETRACK_OK)
         livetrack_create_with_stack(&object, stack);
     pthread_mutex_unlock(&references_lock);
@@ -92,7 +107,7 @@ void ltcu_primary_retain_begin(ltcu_call *call, CUdevice device)
 
 void ltcu_primary_undo_retain(CUcontext context)
 {
-    pthread_mutex_lock(&references_lock);
+    take_references_lock();
     livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, "cuDevicePrimaryCtxRetain");
     pthread_mutex_unlock(&references_lock);
 }
@@ -153,7 +168,7 @@ void ltcu_primary_release_begin(ltcu_call *call, CUdevice device)
     livetrack_object device_as_object = {.handle = (uint64_t)device};
     if (!took_runtime) {
         livetrack_object object;
-        pthread_mutex_lock(&references_lock);
+        take_references_lock();
         int released = livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key_of(context), &object) == LIVETRACK_OK &&
                        livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, call->name) ==
                            LIVETRACK_OK;
