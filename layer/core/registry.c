@@ -491,13 +491,14 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
 
     note_death(&stale_death);
     note_birth(&(lt_counted_change){stack, (uint8_t)domain, (uint8_t)object->type, object->bytes});
-    if (stale_dead)
-        bury(stale_parents, object->call);
     /* The object this handle named before ended unseen (its driver gave
-     * the handle out again): its row comes before the new one's. */
+     * the handle out again): its row comes before the new one's, and
+     * before those of parents it held alone. */
     if (lt_timeline_on && stale_death.domain)
         lt_timeline_event(LT_EVENT_FREED, object->call, stale_death.domain, stale_death.type, object->handle,
                           stale_death.bytes);
+    if (stale_dead)
+        bury(stale_parents, object->call);
     if (lt_timeline_on)
         lt_timeline_event(LT_EVENT_CREATE, object->call, domain, object->type, object->handle, object->bytes);
     return LIVETRACK_OK;

@@ -184,6 +184,16 @@ static int case_timeline(void)
     livetrack_create(&child);
     livetrack_release(LIVETRACK_DOMAIN_USER, T_EVENT, 0x400, NULL, "drop");
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x500, NULL, "drop");
+    /* A handle given out again while its object (never released) holds a
+     * released parent: the stale object ends first, then the parent it
+     * held, then the new object is made. */
+    create_object(0x600, T_EVENT, 0, "mkevent");
+    child.handle = 0x700;
+    child.parent = 0x600;
+    livetrack_create(&child);
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_EVENT, 0x600, NULL, "drop");
+    create_object(0x700, T_BUFFER, 20, "mkbuf");
+    livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x700, NULL, "drop");
     return 0;
 }
 
@@ -429,6 +439,13 @@ static void check_timeline(const char *dir)
         {"release", "drop", "test_event", "0x400", 0, 1, 3, 60}, /* kept alive by 0x500 */
         {"release", "drop", "test_buffer", "0x500", 10, 1, 2, 50},
         {"freed", "drop", "test_event", "0x400", 0, 0, 1, 50},
+        {"create", "mkevent", "test_event", "0x600", 0, 1, 2, 50},
+        {"create", "mkbuf", "test_buffer", "0x700", 10, 2, 3, 60},
+        {"release", "drop", "test_event", "0x600", 0, 1, 3, 60},
+        {"freed", "mkbuf", "test_buffer", "0x700", 10, 2, 3, 70}, /* counts include the new 0x700 */
+        {"freed", "mkbuf", "test_event", "0x600", 0, 0, 2, 70},
+        {"create", "mkbuf", "test_buffer", "0x700", 20, 2, 2, 70},
+        {"release", "drop", "test_buffer", "0x700", 20, 1, 1, 50},
     };
     const size_t count = sizeof expected / sizeof expected[0];
     const char *line = strchr(text, '\n') + 1;
