@@ -73,42 +73,36 @@ static void remove_at(ltcu_map *map, size_t at)
     map->slots[hole].key = 0;
 }
 
-int ltcu_map_get(ltcu_map *map, uint64_t key, uint64_t *value)
+/* Under the lock: the slot holding `key`, or -1. */
+static long slot_of(const ltcu_map *map, uint64_t key)
 {
-    int found = 0;
-    pthread_mutex_lock(&map->lock);
-    if (key && map->slot_count) {
-        size_t mask = map->slot_count - 1, at = home_of(key, mask);
-        while (map->slots[at].key && map->slots[at].key != key)
-            at = (at + 1) & mask;
-        if (map->slots[at].key) {
-            found = 1;
-            if (value)
-                *value = map->slots[at].value;
-        }
-    }
-    pthread_mutex_unlock(&map->lock);
-    return found;
+    if (!key || !map->slot_count)
+        return -1;
+    size_t mask = map->slot_count - 1, at = home_of(key, mask);
+    while (map->slots[at].key && map->slots[at].key != key)
+        at = (at + 1) & mask;
+    return map->slots[at].key ? (long)at : -1;
 }
 
-int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value)
+/* The value of `key` into *value (unless NULL); taken out of the map when
+ * `take`. Returns whether it was there. */
+static int look_up(ltcu_map *map, uint64_t key, uint64_t *value, int take)
 {
-    int found = 0;
     pthread_mutex_lock(&map->lock);
-    if (key && map->slot_count) {
-        size_t mask = map->slot_count - 1, at = home_of(key, mask);
-        while (map->slots[at].key && map->slots[at].key != key)
-            at = (at + 1) & mask;
-        if (map->slots[at].key) {
-            found = 1;
-            if (value)
-                *value = map->slots[at].value;
-            remove_at(map, at);
-        }
+    long at = slot_of(map, key);
+    if (at >= 0) {
+        if (value)
+            *value = map->slots[at].value;
+        if (take)
+            remove_at(map, (size_t)at);
     }
     pthread_mutex_unlock(&map->lock);
-    return found;
+    return at >= 0;
 }
+
+int ltcu_map_get(ltcu_map *map, uint64_t key, uint64_t *value) { return look_up(map, key, value, 0); }
+
+int ltcu_map_take(ltcu_map *map, uint64_t key, uint64_t *value) { return look_up(map, key, value, 1); }
 
 void ltcu_map_take_all_of(ltcu_map *map, uint64_t value, void (*taken)(uint64_t key, void *arg), void *arg)
 {
