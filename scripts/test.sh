@@ -57,7 +57,10 @@ cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVETRACK_WERROR=ON
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=thread" >/dev/null
 # The CUDA front end's threads (allocations, primary contexts) on the fake
 # driver, where the CUDA headers were found.
-if cmake --build build-tsan --target help | grep -q ' cuda_interpose$'; then
+# (The list is read whole first: grep -q would close the pipe early, and
+# with pipefail make's broken pipe would read as "no such target".)
+tsan_target_list=$(cmake --build build-tsan --target help)
+if grep -q ' cuda_interpose$' <<<"$tsan_target_list"; then
     tsan_targets+=(livetrack_cuda cuda_interpose)
     tsan_tests='^(core_registry_threads|opencl\.cl_threads|cuda\.cuda_interpose|reliability\.(soak|fork|exit|fuzz_registry))$'
 fi
