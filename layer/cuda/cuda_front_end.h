@@ -180,6 +180,8 @@ void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object
  * so a failed call can put them back. `event` says what happens to the
  * context ("destroyed", "reset", ...). */
 void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *event);
+/* The same for the objects made up to `mark` (livetrack_mark()) only. */
+void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const char *event, uint64_t mark);
 
 /* Objects the CUDA runtime made for itself (the modules of the program's
  * kernels): not recorded, but known, so the runtime's own unload later is

@@ -166,12 +166,17 @@ void ltcu_primary_release_begin(ltcu_call *call, CUdevice device)
         return;
     }
     livetrack_object device_as_object = {.handle = (uint64_t)device};
+    /* When the count reaches 0 here, a thread that retains the context
+     * after it records it anew, and what that thread then makes is not
+     * what went with the context: only objects made up to now go. */
+    uint64_t decided = livetrack_mark();
     if (!took_runtime) {
         livetrack_object object;
         take_references_lock();
         int released = livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key_of(context), &object) == LIVETRACK_OK &&
                        livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, call->name) ==
                            LIVETRACK_OK;
+        decided = livetrack_mark();
         pthread_mutex_unlock(&references_lock);
         if (released) {
             ltcu_push_undo(call, LTCU_UNDO_RELEASE, &object);
@@ -194,7 +199,7 @@ void ltcu_primary_release_begin(ltcu_call *call, CUdevice device)
     if (took_runtime)
         ltcu_push_undo(call, LTCU_UNDO_RUNTIME_REF, &device_as_object);
     if (!still_referenced(device, context) && !ltcu_process_exiting())
-        ltcu_drop_context_objects(call, context, "(a primary context) lost its last reference");
+        ltcu_drop_context_objects_made_by(call, context, "(a primary context) lost its last reference", decided);
 }
 
 void ltcu_primary_give_back_runtime_reference(CUdevice device)

@@ -197,6 +197,11 @@ void ltcu_retain_or_record(ltcu_call *call, ltcu_type type, uint64_t handle, uin
 
 void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *event)
 {
+    ltcu_drop_context_objects_made_by(call, context, event, UINT64_MAX);
+}
+
+void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const char *event, uint64_t mark)
+{
     if (!context)
         return;
     const void *owner = (const void *)context;
@@ -206,7 +211,7 @@ void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *e
     uint64_t bytes = 0;
     for (size_t i = 0; i < count; i++) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
-        if (object->handle != context_key && object->refs) {
+        if (object->handle != context_key && object->refs && object->seq <= mark) {
             held++;
             bytes += object->bytes;
         }
@@ -221,7 +226,7 @@ void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *e
     size_t shown = 0;
     for (size_t i = count; i-- > 0;) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
-        if (object->handle == context_key || !object->refs)
+        if (object->handle == context_key || !object->refs || object->seq > mark)
             continue;
         if (shown++ < DROPPED_OBJECTS_SHOWN)
             livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, object->handle,
