@@ -194,6 +194,26 @@ static void *release_reporting_context(void *reported)
     return clReleaseContext(doomed) == CL_SUCCESS ? NULL : (void *)1;
 }
 
+/* An event callback that waits until the program has let go of its
+ * event, queue and context, then makes a buffer in that context. */
+static struct {
+    atomic_int go, done;
+    cl_mem buffer;
+    cl_context context;
+} made_in_callback;
+
+static void CL_CALLBACK make_buffer_in_event_context(cl_event event, cl_int status, void *unused)
+{
+    (void)status, (void)unused;
+    while (!atomic_load(&made_in_callback.go))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    cl_int err;
+    if (clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof made_in_callback.context, &made_in_callback.context, NULL) ==
+        CL_SUCCESS)
+        made_in_callback.buffer = clCreateBuffer(made_in_callback.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+    atomic_store(&made_in_callback.done, 1);
+}
+
 /* Joins `thread` within 10 s; 0 when it is still running. */
 static int joined_in_time(pthread_t thread, void **result)
 {
@@ -368,6 +388,43 @@ int main(void)
     pthread_join(reporter, NULL);
     if (!joined)
         pthread_join(other, NULL);
+
+    /* ---- a buffer made inside an event callback, in the event's context
+     *      that nothing else holds any more: the platform's report lists
+     *      it, and the context it keeps alive ---- */
+    {
+        cl_context context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &err);
+        CT_NEED(context, err);
+        cl_command_queue queue = clCreateCommandQueueWithProperties(context, env.device, NULL, &err);
+        CT_NEED(queue, err);
+        cl_event gate = clCreateUserEvent(context, &err);
+        CT_NEED(gate, err);
+        cl_event marker = NULL;
+        CT_OK(clEnqueueMarkerWithWaitList(queue, 1, &gate, &marker));
+        CT_OK(clSetEventCallback(marker, CL_COMPLETE, make_buffer_in_event_context, NULL));
+        CT_OK(clFlush(queue));
+        CT_OK(clReleaseEvent(marker));
+        CT_OK(clReleaseCommandQueue(queue));
+        CT_OK(clReleaseContext(context));
+        CT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+        CT_OK(clReleaseEvent(gate));
+        atomic_store(&made_in_callback.go, 1);
+        for (int i = 0; i < 10000 && !atomic_load(&made_in_callback.done); i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        CHECK(atomic_load(&made_in_callback.done) && made_in_callback.buffer);
+        if (made_in_callback.buffer) {
+            ct_report listed = {0};
+            ct_collect(ext.report, env.platform, &listed);
+            CHECK(ct_report_find(&listed, made_in_callback.buffer) >= 0);
+            CHECK(ct_report_find(&listed, made_in_callback.context) >= 0);
+            ct_report_free(&listed);
+            CT_OK(clReleaseMemObject(made_in_callback.buffer));
+            ct_collect(ext.report, env.platform, &listed);
+            CHECK(ct_report_find(&listed, made_in_callback.buffer) < 0);
+            CHECK(ct_report_find(&listed, made_in_callback.context) < 0);
+            ct_report_free(&listed);
+        }
+    }
 
     /* ---- a report inside a context's destructor callback, while other
      *      contexts live: pocl 3.1 runs it under a lock that releasing a
