@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "buffer_made_in_callback.h"
+
 #define MUST(call)                                                                                        \
     do {                                                                                                  \
         cl_int must_err_ = (call);                                                                        \
@@ -244,47 +246,12 @@ static void held_for_callbacks(cl_device_id device)
     MUST(clReleaseEvent(gate));
 }
 
-typedef struct made_report {
-    atomic_int go, done;
-    cl_int create;
-    cl_mem buffer;
-} made_report;
-
-/* Waits until the program has let go of everything of the context, then
- * makes a buffer in it: the buffer is all that holds it. */
-static void CL_CALLBACK make_in_event_context(cl_event event, cl_int status, void *data)
-{
-    made_report *report = data;
-    cl_context context = NULL;
-    (void)status;
-    wait_for(&report->go);
-    if (clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof context, &context, NULL) != CL_SUCCESS)
-        context = NULL;
-    report->buffer = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, NULL, &report->create);
-    atomic_store(&report->done, 1);
-}
-
 static void made_in_callback(cl_device_id device)
 {
     cl_int err;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    MUST(err);
-    cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
-    MUST(err);
-    cl_event gate = clCreateUserEvent(context, &err);
-    MUST(err);
-    cl_event marker;
-    MUST(clEnqueueMarkerWithWaitList(queue, 1, &gate, &marker));
-    made_report report = {.go = 0, .done = 0, .create = CL_INVALID_VALUE, .buffer = NULL};
-    MUST(clSetEventCallback(marker, CL_COMPLETE, make_in_event_context, &report));
-    MUST(clFlush(queue));
-    MUST(clReleaseEvent(marker));
-    MUST(clReleaseCommandQueue(queue));
-    MUST(clReleaseContext(context));
-    MUST(clSetUserEventStatus(gate, CL_COMPLETE));
-    MUST(clReleaseEvent(gate));
-    atomic_store(&report.go, 1);
-    int ran = wait_for(&report.done);
+    buffer_made_in_callback report;
+    MUST(buffer_made_in_callback_run(device, &report));
+    int ran = atomic_load(&report.done); /* waited for by buffer_made_in_callback_run */
     printf("callback made a buffer: ran %d, clCreateBuffer = %d\n", ran, (int)report.create);
     if (!report.buffer)
         return;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buffer_made_in_callback.h"
 #include "cl_test_util.h"
 
 static const char *kernel_source = "__kernel void k(__global int *a) { a[0] = 2; }\n";
@@ -194,26 +195,6 @@ static void *release_reporting_context(void *reported)
     return clReleaseContext(doomed) == CL_SUCCESS ? NULL : (void *)1;
 }
 
-/* An event callback that waits until the program has let go of its
- * event, queue and context, then makes a buffer in that context. */
-static struct {
-    atomic_int go, done;
-    cl_mem buffer;
-    cl_context context;
-} made_in_callback;
-
-static void CL_CALLBACK make_buffer_in_event_context(cl_event event, cl_int status, void *unused)
-{
-    (void)status, (void)unused;
-    while (!atomic_load(&made_in_callback.go))
-        nanosleep(&(struct timespec){0, 1000000}, NULL);
-    cl_int err;
-    if (clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof made_in_callback.context, &made_in_callback.context, NULL) ==
-        CL_SUCCESS)
-        made_in_callback.buffer = clCreateBuffer(made_in_callback.context, CL_MEM_READ_WRITE, 64, NULL, &err);
-    atomic_store(&made_in_callback.done, 1);
-}
-
 /* Joins `thread` within 10 s; 0 when it is still running. */
 static int joined_in_time(pthread_t thread, void **result)
 {
@@ -393,24 +374,8 @@ int main(void)
      *      that nothing else holds any more: the platform's report lists
      *      it, and the context it keeps alive ---- */
     {
-        cl_context context = clCreateContext(NULL, 1, &env.device, NULL, NULL, &err);
-        CT_NEED(context, err);
-        cl_command_queue queue = clCreateCommandQueueWithProperties(context, env.device, NULL, &err);
-        CT_NEED(queue, err);
-        cl_event gate = clCreateUserEvent(context, &err);
-        CT_NEED(gate, err);
-        cl_event marker = NULL;
-        CT_OK(clEnqueueMarkerWithWaitList(queue, 1, &gate, &marker));
-        CT_OK(clSetEventCallback(marker, CL_COMPLETE, make_buffer_in_event_context, NULL));
-        CT_OK(clFlush(queue));
-        CT_OK(clReleaseEvent(marker));
-        CT_OK(clReleaseCommandQueue(queue));
-        CT_OK(clReleaseContext(context));
-        CT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
-        CT_OK(clReleaseEvent(gate));
-        atomic_store(&made_in_callback.go, 1);
-        for (int i = 0; i < 10000 && !atomic_load(&made_in_callback.done); i++)
-            nanosleep(&(struct timespec){0, 1000000}, NULL);
+        buffer_made_in_callback made_in_callback;
+        CT_OK(buffer_made_in_callback_run(env.device, &made_in_callback));
         CHECK(atomic_load(&made_in_callback.done) && made_in_callback.buffer);
         if (made_in_callback.buffer) {
             ct_report listed = {0};
