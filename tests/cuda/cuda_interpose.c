@@ -528,18 +528,24 @@ static void *churn(void *unused)
     return NULL;
 }
 
-static void threads(void)
+/* THREADS threads running `work`, each returning NULL when all went well. */
+static void run_workers(void *(*work)(void *))
 {
-    uint64_t count = cuda_misuse_count();
-    size_t live = cuda_live_count();
     pthread_t workers[THREADS];
     for (int i = 0; i < THREADS; i++)
-        CHECK_EQ_INT(pthread_create(&workers[i], NULL, churn, NULL), 0);
+        CHECK_EQ_INT(pthread_create(&workers[i], NULL, work, NULL), 0);
     for (int i = 0; i < THREADS; i++) {
         void *failed = NULL;
         pthread_join(workers[i], &failed);
         CHECK(failed == NULL);
     }
+}
+
+static void threads(void)
+{
+    uint64_t count = cuda_misuse_count();
+    size_t live = cuda_live_count();
+    run_workers(churn);
     CHECK_EQ_INT(cuda_misuse_count(), count);
     CHECK_EQ_INT(cuda_live_count(), live);
 }
@@ -577,15 +583,8 @@ static void primary_threads(void)
     livetrack_stats before, after;
     livetrack_get_stats(&before);
     size_t live = cuda_live_count();
-    pthread_t workers[THREADS];
     CHECK_EQ_INT(pthread_barrier_init(&primary_start, NULL, THREADS), 0);
-    for (int i = 0; i < THREADS; i++)
-        CHECK_EQ_INT(pthread_create(&workers[i], NULL, primary_user, NULL), 0);
-    for (int i = 0; i < THREADS; i++) {
-        void *failed = NULL;
-        pthread_join(workers[i], &failed);
-        CHECK(failed == NULL);
-    }
+    run_workers(primary_user);
     pthread_barrier_destroy(&primary_start);
     livetrack_get_stats(&after);
     CHECK_EQ_INT(after.misuse, before.misuse);
