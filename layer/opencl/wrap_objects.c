@@ -210,9 +210,10 @@ void ltcl_record_sized_mem(const char *call, cl_mem memory, cl_context context, 
  * whichever comes first, the notification or the return, records it, and
  * the other waits until that is done.
  *
- * A link that fails may notify with a program and then free it and
- * return NULL (pocl does): the return forgets the program the
- * notification recorded, or, first, keeps a later notification from
+ * A link that fails may notify with a program and then drop its own
+ * reference and return NULL (pocl does): the return drops the reference
+ * the notification's recording gave (the program stays live if the
+ * notification retained it), or, first, keeps a later notification from
  * recording it (LINK_NONE). */
 enum { LINK_UNRECORDED, LINK_RECORDING, LINK_RECORDED, LINK_NONE };
 
@@ -247,8 +248,11 @@ static void forget_linked(link_notice *notice)
         return;
     while (expected == LINK_RECORDING)
         sched_yield(), expected = atomic_load(&notice->recorded);
-    /* The driver freed it: no diagnostic, nothing to release. */
-    livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_PROGRAM, ltcl_key(notice->program), NULL);
+    /* The driver dropped the reference recording gave the program: only
+     * that one goes. A notification that retained the program keeps it
+     * live (the driver too); one that released it made it gone already
+     * (a misuse the release reported), so a failure here is no news. */
+    livetrack_release(LIVETRACK_DOMAIN_OPENCL, LTCL_PROGRAM, ltcl_key(notice->program), NULL, NULL);
 }
 
 static void let_go_of_notice(link_notice *notice)

@@ -51,6 +51,14 @@ static void CL_CALLBACK read_link_log(cl_program program, void *data)
                               : CL_INVALID_PROGRAM;
 }
 
+/* clLinkProgram's notification: keeps the program it is given, as any
+ * holder of a valid handle may. */
+static void CL_CALLBACK keep_linked(cl_program program, void *data)
+{
+    if (program && clRetainProgram(program) == CL_SUCCESS)
+        *(cl_program *)data = program;
+}
+
 int main(void)
 {
     ct_env env;
@@ -215,6 +223,26 @@ int main(void)
     ct_collect(ext.report, env.platform, &report); /* retained a freed program before */
     CHECK_EQ_INT(ct_report_count_type(&report, "cl_program"), 2); /* `program` and `unresolved` */
     ct_report_free(&report);
+
+    /* The same failed link, but the notification retains the program: the
+     * driver drops only its own reference, and the program's keeps it
+     * alive. It stays a valid argument, a live object and a leak until
+     * released. */
+    cl_program kept = NULL;
+    linked = clLinkProgram(env.context, 1, &env.device, "", 1, &unresolved, keep_linked, &kept, &err);
+    CHECK(linked == NULL && err == CL_LINK_PROGRAM_FAILURE && kept != NULL);
+    if (kept) {
+        cl_uint refs = 0;
+        CHECK_EQ_INT(clGetProgramInfo(kept, CL_PROGRAM_REFERENCE_COUNT, sizeof refs, &refs, NULL), CL_SUCCESS);
+        CHECK_EQ_INT(refs, 1);
+        livetrack_object kept_object;
+        CHECK(ct_live(kept, &kept_object) && kept_object.refs == 1);
+        ct_collect(ext.report, env.platform, &report);
+        CHECK_EQ_INT(ct_report_count_type(&report, "cl_program"), 3);
+        ct_report_free(&report);
+        CHECK_EQ_INT(clReleaseProgram(kept), CL_SUCCESS);
+    }
+    CHECK(ct_live(env.context, &context_after) && context_after.holders == context_before.holders);
     CHECK_EQ_INT(clReleaseProgram(unresolved), CL_SUCCESS);
 
     /* clCreateSubDevices with more compute units than exist */
