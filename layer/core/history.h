@@ -61,6 +61,7 @@ typedef struct lt_released {
     uint64_t seq;
     livetrack_stack_id create_stack;
     livetrack_stack_id release_stack;
+    uint64_t bytes; /* so the peak's set can take it off its call site */
 } lt_released;
 typedef enum lt_object_state {
     LT_OBJECT_UNKNOWN,    /* never seen, or released too long ago */

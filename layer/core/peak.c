@@ -4,14 +4,21 @@
  *
  * Copying the set at every new high would cost O(live objects) per create
  * while a program grows. Instead a new high only marks the peak "pending";
- * the set is copied (a walk of the registry, grouped by call site) at the
- * first death after it, when the live set is still exactly the peak's (a
- * growing phase only adds). Copies are amortised: one is taken only when
- * at least as many objects were created since the last copy as are live,
- * so the cost per event stays O(1) and the hot path keeps no per-site
- * counters. A copy skipped that way leaves the older set, marked
- * approximate; at report time a program still at its peak gets an exact
- * copy.
+ * the set is brought up to date (grouped by call site) at the first death
+ * after it, when the live set is still exactly the peak's (a growing phase
+ * only adds). Without per-site counters on the hot path, that is done from
+ * what changed since the set was last made: the objects created since
+ * (the head of each shard's age list, newer than the set) and the set's
+ * objects that died since (each shard's graveyard, which keeps the last
+ * LT_GRAVEYARD deaths with their call site and size). That costs O(events
+ * since), never O(live objects): a look at each shard's two counters
+ * finds the shards that changed, and only those are locked and read. Only
+ * when a shard's graveyard has wrapped since (more deaths there than it
+ * keeps) is the set copied by a walk of the registry, and then only when
+ * at least as many events happened since the last copy as objects are
+ * live, so the cost per event stays O(1). A copy skipped that way leaves
+ * the older set, marked approximate; at report time a program still at
+ * its peak gets an exact copy.
  *
  * Totals: each thread keeps its own running difference and adds it to the
  * global atomics ("flushes") when it might make a new high (its flushed
@@ -72,10 +79,20 @@ static _Atomic uint64_t key_bytes, key_objects;
 static uint64_t key_ticks;
 static int set_current;     /* the set below was copied for the current key */
 static int set_approximate; /* ... but its totals were not the key's */
-static uint64_t set_created; /* lt_created_count() when it was copied */
+/* What the set was made from, per shard: the creation number above which
+ * its objects were created since (each shard's age list is in creation
+ * order), its graveyard position (the deaths after it happened since) and
+ * its live count. */
+static uint64_t set_seqs[LT_SHARD_COUNT];
+static uint32_t set_graves[LT_SHARD_COUNT];
+static uint64_t set_lives[LT_SHARD_COUNT];
 static uint64_t set_objects, set_bytes, set_ticks;
-static lt_site_count *set_sites;
-static size_t set_count;
+/* The set: call sites in open addressing. A slot is taken when its
+ * domain is not 0 (no object has domain 0), and stays taken when its
+ * count drops to 0, so probe sequences never break; growing the table
+ * drops such slots. */
+static lt_site_count *set_table;
+static size_t set_slots, set_taken;
 
 static void raise_to(_Atomic uint64_t *mark, uint64_t value)
 {
@@ -92,6 +109,13 @@ static int beats_key(uint64_t bytes, uint64_t objects)
     uint64_t peak_bytes = atomic_load_explicit(&key_bytes, memory_order_relaxed);
     return bytes > peak_bytes ||
            (bytes == peak_bytes && objects > atomic_load_explicit(&key_objects, memory_order_relaxed));
+}
+
+/* The same order against the set kept, which may be above the key (see
+ * update_set). */
+static int beats_set(uint64_t bytes, uint64_t objects)
+{
+    return bytes > set_bytes || (bytes == set_bytes && objects > set_objects);
 }
 
 /* A flushed total plus a thread's difference, as a count: below zero
@@ -156,83 +180,70 @@ void lt_peak_created(uint64_t bytes)
     lt_spin_unlock(&lock);
 }
 
-static int same_site(const lt_site_count *entry, const lt_node *node)
+static size_t site_slot(const lt_site_count *table, size_t slots, livetrack_stack_id stack, uint8_t domain,
+                        uint8_t type)
 {
-    return entry->stack == node->stack && entry->domain == node->domain && entry->type == node->type;
+    uint64_t key = (uint64_t)stack << 16 | (uint64_t)domain << 8 | type;
+    size_t slot = (size_t)(key * 0x9e3779b97f4a7c15ull) & (slots - 1);
+    while (table[slot].domain &&
+           !(table[slot].stack == stack && table[slot].domain == domain && table[slot].type == type))
+        slot = (slot + 1) & (slots - 1);
+    return slot;
 }
 
-/* Group the live set by call site into `set_sites`. Holds every shard
- * lock while it walks; the caller holds `lock` (never taken under a shard
- * lock, so the order is always peak lock, then shards). With `only_higher`
- * the copy replaces the set only if it beats the key: a report's check of
- * the shards' totals (read without their locks, so possibly a moment that
- * never was) must not trade an exact set for a lower one. */
-static void copy_set(uint64_t created, int only_higher)
+static size_t slots_for(size_t sites)
 {
-    lt_registry_lock_all();
-    size_t live = 0;
-    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
-        live += lt_shards[i].live;
-    /* Open addressing on the call site: the stack id and the kind. Every
-     * linked node's stack was interned before the node was linked, so
-     * there are at most lt_stack_count() distinct ids among them, each of
-     * one kind; nodes whose stack could not be interned (out of memory)
-     * share id 0 whatever their kind, so 0 adds up to one site per kind.
-     * Sizing for `live` took 48 MB of zeroed memory at 10^6 objects, for
-     * a thousand sites. */
-    size_t sites = lt_stack_count() + LIVETRACK_DOMAIN_COUNT * (LIVETRACK_MAX_TYPES + 1);
-    if (sites > live)
-        sites = live;
     size_t slots = 16;
     while (slots < sites * 2 + 2)
         slots *= 2;
-    lt_site_count *table = lt_calloc(slots, sizeof *table);
-    if (!table) {
-        lt_registry_unlock_all();
-        lt_out_of_memory("the peak's live set");
-        return;
-    }
-    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
-        for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
-            if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
-                continue; /* dying */
-            /* A slot is taken once it counts an object: id 0 is a real
-             * key, not the empty marker. */
-            uint64_t key = (uint64_t)node->stack << 16 | (uint64_t)node->domain << 8 | node->type;
-            size_t slot = (size_t)(key * 0x9e3779b97f4a7c15ull) & (slots - 1);
-            while (table[slot].objects && !same_site(&table[slot], node))
-                slot = (slot + 1) & (slots - 1);
-            if (!table[slot].objects)
-                table[slot] = (lt_site_count){node->stack, node->domain, node->type, 0, 0};
-            table[slot].objects++;
-            table[slot].bytes += node->bytes;
+    return slots;
+}
+
+/* Count `objects` more (or fewer) of `bytes` at a call site. Adding may
+ * take a slot, and grow the table first (NULL: out of memory). */
+static lt_site_count *site_of(lt_site_count **table, size_t *slots, size_t *taken, livetrack_stack_id stack,
+                              uint8_t domain, uint8_t type)
+{
+    if ((*taken + 1) * 2 + 2 > *slots) {
+        size_t in_use = 0;
+        for (size_t i = 0; i < *slots; i++)
+            in_use += (*table)[i].objects != 0;
+        /* Room for as many sites again before the next growth. */
+        size_t grown_slots = slots_for(2 * (in_use + 1));
+        lt_site_count *grown = lt_calloc(grown_slots, sizeof *grown);
+        if (!grown)
+            return NULL;
+        for (size_t i = 0; i < *slots; i++) {
+            const lt_site_count *old = &(*table)[i];
+            if (old->objects)
+                grown[site_slot(grown, grown_slots, old->stack, old->domain, old->type)] = *old;
         }
+        lt_free(*table);
+        *table = grown;
+        *slots = grown_slots;
+        *taken = in_use;
     }
-    lt_registry_unlock_all();
-    size_t kept = 0;
-    uint64_t objects = 0, bytes = 0;
-    for (size_t i = 0; i < slots; i++)
-        if (table[i].objects) {
-            objects += table[i].objects;
-            bytes += table[i].bytes;
-            table[kept++] = table[i]; /* compact in place: kept <= i */
-        }
-    if (only_higher && !beats_key(bytes, objects)) {
-        lt_free(table);
-        return;
+    lt_site_count *entry = &(*table)[site_slot(*table, *slots, stack, domain, type)];
+    if (!entry->domain) {
+        *entry = (lt_site_count){stack, domain, type, 0, 0};
+        ++*taken;
     }
-    lt_free(set_sites);
-    set_sites = table;
-    set_count = kept;
+    return entry;
+}
+
+/* Make the counted set the one now. `moment`: it was counted under every
+ * shard lock, so it is one real moment, and may raise the key. */
+static void settle_set(uint64_t objects, uint64_t bytes, int exact, int moment)
+{
     /* The report states the set's own totals, so that they always add up
      * to the sites listed. With several threads they may differ from the
      * key: more, when other threads' creates were still unflushed (the
      * walk saw a real moment above the key, which becomes the key: the
      * peak must never go down); less, when another thread released before
      * the walk. */
-    set_approximate = objects != atomic_load_explicit(&key_objects, memory_order_relaxed) ||
+    set_approximate = !exact || objects != atomic_load_explicit(&key_objects, memory_order_relaxed) ||
                       bytes != atomic_load_explicit(&key_bytes, memory_order_relaxed);
-    if (beats_key(bytes, objects)) {
+    if (moment && beats_key(bytes, objects)) {
         atomic_store_explicit(&key_bytes, bytes, memory_order_relaxed);
         atomic_store_explicit(&key_objects, objects, memory_order_relaxed);
         key_ticks = lt_ticks();
@@ -242,8 +253,178 @@ static void copy_set(uint64_t created, int only_higher)
     set_objects = objects;
     set_bytes = bytes;
     set_ticks = key_ticks;
-    set_created = created;
     set_current = 1;
+}
+
+/* The set now holds shard i as it is; the caller holds its lock. Every
+ * object linked there later gets a creation number above the count now:
+ * numbers are taken under the shard's lock. */
+static void mark_shard(unsigned i)
+{
+    set_seqs[i] = lt_created_count();
+    set_graves[i] = lt_shards[i].graveyard_next;
+    set_lives[i] = lt_shards[i].live;
+}
+
+/* The shards into which an object was linked, or from which one was
+ * unlinked, since the set was made, read without their locks: every
+ * unlink is counted by the graveyard, so a link or an unlink moves the
+ * live count or the graveyard position, both changed under the lock and
+ * stored atomically. Without branches: it runs over every shard at each
+ * update. */
+static uint64_t changed_shards(void)
+{
+    uint64_t changed = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        uint32_t graves = __atomic_load_n(&lt_shards[i].graveyard_next, __ATOMIC_RELAXED);
+        uint64_t live = __atomic_load_n(&lt_shards[i].live, __ATOMIC_RELAXED);
+        changed |= (uint64_t)((graves != set_graves[i]) | (live != set_lives[i])) << i;
+    }
+    return changed;
+}
+
+/* Group the live set by call site into a new set. Holds every shard lock
+ * while it walks; the caller holds `lock` (never taken under a shard
+ * lock, so the order is always peak lock, then shards). With `only_higher`
+ * the copy replaces the set only if it beats the key: a report's check of
+ * the shards' totals (read without their locks, so possibly a moment that
+ * never was) must not trade an exact set for a lower one. */
+static void copy_set(int only_higher)
+{
+    lt_registry_lock_all();
+    size_t live = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        live += lt_shards[i].live;
+    /* Every linked node's stack was interned before the node was linked,
+     * so there are at most lt_stack_count() distinct ids among them, each
+     * of one kind; nodes whose stack could not be interned (out of memory)
+     * share id 0 whatever their kind, so 0 adds up to one site per kind.
+     * Sizing for `live` took 48 MB of zeroed memory at 10^6 objects, for
+     * a thousand sites. */
+    size_t sites = lt_stack_count() + LIVETRACK_DOMAIN_COUNT * (LIVETRACK_MAX_TYPES + 1);
+    if (sites > live)
+        sites = live;
+    size_t slots = slots_for(sites), taken = 0;
+    lt_site_count *table = lt_calloc(slots, sizeof *table);
+    if (!table) {
+        lt_registry_unlock_all();
+        lt_out_of_memory("the peak's live set");
+        return;
+    }
+    uint64_t objects = 0, bytes = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
+            if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
+                continue; /* dying */
+            /* Sized for every site there can be: never grows here. */
+            lt_site_count *site = &table[site_slot(table, slots, node->stack, node->domain, node->type)];
+            if (!site->domain) {
+                *site = (lt_site_count){node->stack, node->domain, node->type, 0, 0};
+                taken++;
+            }
+            site->objects++;
+            site->bytes += node->bytes;
+            objects++;
+            bytes += node->bytes;
+        }
+    }
+    if (only_higher && !(beats_key(bytes, objects) && beats_set(bytes, objects))) {
+        lt_registry_unlock_all();
+        lt_free(table);
+        return;
+    }
+    lt_free(set_table);
+    set_table = table;
+    set_slots = slots;
+    set_taken = taken;
+    settle_set(objects, bytes, 1, 1);
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        mark_shard(i);
+    lt_registry_unlock_all();
+}
+
+/* Bring the set from the moment it was made to now by what changed since
+ * (see the top of the file). Returns 0, leaving the set as it was, when a
+ * shard's graveyard no longer holds every death since. The caller holds
+ * `lock`.
+ *
+ * Only the shards that changed are locked, in index order, all of them
+ * at once. In one thread that is the moment of the call. With several, a
+ * shard found unchanged may change before the others are locked: a look
+ * at all again would cost as much as the first, for what the set's totals
+ * already tell (they then differ from the key, unless another thread's
+ * creates and releases cancel out, and the set is marked approximate). */
+static int update_set(void)
+{
+    if (!set_table)
+        return 0;
+    uint64_t changed = changed_shards();
+    for (uint64_t left = changed; left; left &= left - 1)
+        lt_spin_lock(&lt_shards[__builtin_ctzll(left)].lock);
+    int updated = 1;
+    for (uint64_t left = changed; left; left &= left - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(left);
+        if (lt_shards[i].graveyard_next - set_graves[i] > LT_GRAVEYARD)
+            updated = 0;
+    }
+    uint64_t objects = set_objects, bytes = set_bytes;
+    int exact = 1;
+    for (uint64_t left = changed; updated > 0 && left; left &= left - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(left);
+        const lt_shard *shard = &lt_shards[i];
+        /* Newest first: stop at the first object the set already holds. */
+        for (const lt_node *node = shard->newest;
+             node && atomic_load_explicit(&node->seq, memory_order_relaxed) > set_seqs[i]; node = node->older) {
+            if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
+                continue; /* dying */
+            lt_site_count *site = site_of(&set_table, &set_slots, &set_taken, node->stack, node->domain, node->type);
+            if (!site) {
+                updated = -1;
+                break;
+            }
+            site->objects++;
+            site->bytes += node->bytes;
+            objects++;
+            bytes += node->bytes;
+        }
+        for (uint32_t g = set_graves[i]; updated > 0 && g != shard->graveyard_next; g++) {
+            const lt_released *grave = &shard->graveyard[g % LT_GRAVEYARD];
+            if (grave->seq > set_seqs[i])
+                continue; /* made and gone since: never in the set */
+            lt_site_count *site =
+                &set_table[site_slot(set_table, set_slots, grave->create_stack, grave->domain, grave->type)];
+            /* Not there: it was dying when the set was made (another
+             * thread's release in flight), so not counted in it. */
+            if (!site->objects || site->bytes < grave->bytes) {
+                exact = 0;
+                continue;
+            }
+            site->objects--;
+            site->bytes -= grave->bytes;
+            objects--;
+            bytes -= grave->bytes;
+        }
+        mark_shard(i);
+    }
+    /* Above the key (other threads' creates were not in the shared totals
+     * yet), the set may raise it only if it is one real moment: no shard
+     * left unlocked changed since the first look (their counters only
+     * grow). Looked at only then: it costs as much as the first look. */
+    if (updated > 0)
+        settle_set(objects, bytes, exact, beats_key(bytes, objects) && !changed_shards());
+    for (uint64_t left = changed; left; left &= left - 1)
+        lt_spin_unlock(&lt_shards[__builtin_ctzll(left)].lock);
+    if (updated < 0) {
+        /* Half applied, the set is none: a copy, when it can be paid for,
+         * makes a new one. */
+        lt_free(set_table);
+        set_table = NULL;
+        set_slots = set_taken = 0;
+        set_current = 0;
+        lt_out_of_memory("the peak's live set");
+        return 0;
+    }
+    return updated;
 }
 
 void lt_peak_before_death(void)
@@ -253,10 +434,20 @@ void lt_peak_before_death(void)
     lt_spin_lock(&lock);
     if (atomic_load_explicit(&pending, memory_order_relaxed)) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
-        uint64_t created = lt_created_count(), live, bytes;
-        lt_registry_live_totals(&live, &bytes);
-        if (created - set_created >= live)
-            copy_set(created, 0);
+        if (!update_set()) {
+            /* Too much changed to say from the graveyards: copy, when as
+             * many events (links and unlinks) as live objects pay for the
+             * walk. Read without the locks: an estimate is enough. */
+            uint64_t events = 0, live = 0;
+            for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+                uint64_t graves = __atomic_load_n(&lt_shards[i].graveyard_next, __ATOMIC_RELAXED) - set_graves[i];
+                uint64_t lives = __atomic_load_n(&lt_shards[i].live, __ATOMIC_RELAXED);
+                events += 2 * (uint64_t)(uint32_t)graves + lives - set_lives[i];
+                live += lives;
+            }
+            if (!set_table || events >= live)
+                copy_set(0);
+        }
     }
     lt_spin_unlock(&lock);
 }
@@ -297,21 +488,23 @@ int lt_peak_get(lt_peak_info *out)
                  objects == atomic_load_explicit(&key_objects, memory_order_relaxed);
     if (!set_current && (at_key || beats_key(bytes, objects))) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
-        copy_set(lt_created_count(), 0);
+        copy_set(0);
     } else if (beats_key(bytes, objects)) {
-        copy_set(lt_created_count(), 1);
+        copy_set(1);
     }
     lt_peak_marks(&out->objects, &out->bytes); /* after copy_set, which may raise them */
     out->approximate = !set_current || set_approximate;
     out->set_objects = set_objects;
     out->set_bytes = set_bytes;
     out->time_ns = lt_ticks_to_ns(set_ticks);
-    out->site_count = set_count;
-    out->sites = set_count ? lt_malloc(set_count * sizeof *out->sites) : NULL;
+    size_t sites = 0;
+    for (size_t i = 0; i < set_slots; i++)
+        sites += set_table[i].objects != 0;
+    out->sites = sites ? lt_malloc(sites * sizeof *out->sites) : NULL;
     if (out->sites)
-        memcpy(out->sites, set_sites, set_count * sizeof *out->sites);
-    else
-        out->site_count = 0;
+        for (size_t i = 0; i < set_slots; i++)
+            if (set_table[i].objects)
+                out->sites[out->site_count++] = set_table[i];
     lt_spin_unlock(&lock);
     return 1;
 }

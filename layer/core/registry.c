@@ -185,8 +185,11 @@ static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_counte
     __atomic_store_n(&node->linked, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live, shard->live - 1, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live_bytes, shard->live_bytes - node->bytes, __ATOMIC_RELAXED);
-    lt_released *grave = &shard->graveyard[shard->graveyard_next++ % LT_GRAVEYARD];
-    *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack};
+    lt_released *grave = &shard->graveyard[shard->graveyard_next % LT_GRAVEYARD];
+    /* atomic store: the peak reads it without the lock to see which shards changed */
+    __atomic_store_n(&shard->graveyard_next, shard->graveyard_next + 1, __ATOMIC_RELAXED);
+    *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack,
+                           node->bytes};
     *death = (lt_counted_change){node->stack, node->domain, node->type, node->bytes};
 }
 
@@ -218,7 +221,8 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, domain, handle);
     if (node) {
-        *out = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack};
+        *out = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack,
+                             node->bytes};
         state = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire)) ? LT_OBJECT_HELD
                                                                                   : LT_OBJECT_KEPT_ALIVE;
     }

@@ -209,7 +209,11 @@ static void print_peak(FILE *out, lt_report_model *model, int with_pid)
     if (with_pid)
         fprintf(out, "pid %ld, ", (long)getpid());
     fprintf(out, "%.1f ms after start)%s:\n", (double)peak->time_ns / 1e6,
-            peak->approximate ? " (approximate: the live set moved while it was copied)" : "");
+            peak->approximate ? " (approximate: copied near the peak, not at it)" : "");
+    if (peak->bytes > peak->set_bytes) {
+        lt_format_bytes(peak->bytes, size, sizeof size);
+        fprintf(out, "livetrack: most bytes live at once: %s\n", size);
+    }
     if (peak->objects > peak->set_objects)
         fprintf(out, "livetrack: most objects live at once: %" PRIu64 "\n", peak->objects);
     for (size_t i = 0; i < model->peak_site_count; i++) {

@@ -1,0 +1,160 @@
+/*
+ * The peak set after a short spike, in one thread: the set must be the
+ * one at the spike, exact, even when few objects were created since the
+ * set was last made (the case the amortised copy used to skip, leaving
+ * an older, lower set marked approximate).
+ *
+ * Each case runs in a child of its own: the peak is the whole process's.
+ *   two_buffers   a context; a 1 MiB buffer made and freed; then a 64 MiB
+ *                 one made and freed: the peak is the context and the big one
+ *   spike         1000 small objects live, 50 of them freed, one 1 MiB
+ *                 object made and freed: 950 small and the big one
+ *   wrapped       100000 small objects, 20000 freed (more deaths per shard
+ *                 than the registry remembers), then the spike: the set
+ *                 cannot be said cheaply and stays the older one, marked
+ *                 approximate, and the report says the real high
+ */
+#include <inttypes.h>
+#include <stdint.h>
+
+#include "livetrack/livetrack.h"
+#include "report_test_util.h"
+
+enum { T_BASE, T_SMALL, T_BIG, T_COUNT };
+static const char *const type_names[T_COUNT] = {"ps_base", "ps_small", "ps_big"};
+
+static void make(unsigned type, uint64_t handle, uint64_t bytes)
+{
+    livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = type, .handle = handle, .bytes = bytes};
+    CHECK(livetrack_create(&object) == LIVETRACK_OK);
+}
+
+static void free_one(uint64_t handle)
+{
+    CHECK(livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL, NULL) == LIVETRACK_OK);
+}
+
+/* The text peak section, whole. */
+static char *peak_text(void)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    CHECK(out != NULL);
+    if (!out)
+        return NULL;
+    livetrack_write_peak_report(out);
+    fclose(out);
+    return text;
+}
+
+static void expect_line(const char *text, const char *line)
+{
+    if (!strstr(text, line)) {
+        fprintf(stderr, "  expected the line \"%s\" in:\n%s", line, text);
+        CHECK(0);
+    }
+}
+
+static void two_buffers(void)
+{
+    make(T_BASE, 0x1000, 0);
+    make(T_SMALL, 0x2000, 1 << 20);
+    free_one(0x2000);
+    make(T_BIG, 0x3000, 64 << 20);
+    free_one(0x3000);
+    char *text = peak_text();
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    expect_line(text, "livetrack: at peak 64.0 MiB live in 2 objects (");
+    CHECK(!strstr(text, "approximate"));
+    expect_line(text, "livetrack: 1 live ps_big (64.0 MiB) created at:");
+    expect_line(text, "livetrack: 1 live ps_base (0 bytes) created at:");
+    CHECK(!strstr(text, "ps_small"));
+    free(text);
+    const char *checks[] = {"r['peak']['bytes'] == 64 << 20 and r['peak']['objects'] == 2",
+                            "r['peak']['approximate'] is False", NULL};
+    CHECK(rt_check_own_json(0, checks));
+}
+
+static void spike(void)
+{
+    for (uint64_t i = 0; i < 1000; i++)
+        make(T_BASE, 0x100000 + i * 64, 10);
+    for (uint64_t i = 0; i < 50; i++)
+        free_one(0x100000 + i * 64 * 20);
+    make(T_BIG, 0x900000, 1 << 20);
+    free_one(0x900000);
+    /* Lower again: not a peak. */
+    make(T_SMALL, 0x910000, 100);
+    free_one(0x910000);
+    char *text = peak_text();
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    expect_line(text, "livetrack: at peak 1.0 MiB live in 951 objects (");
+    CHECK(!strstr(text, "approximate"));
+    expect_line(text, "livetrack: 1 live ps_big (1.0 MiB) created at:");
+    expect_line(text, "livetrack: 950 live ps_base (9.3 KiB) created at:");
+    CHECK(!strstr(text, "ps_small"));
+    free(text);
+    const char *checks[] = {"r['peak']['bytes'] == (1 << 20) + 9500 and r['peak']['objects'] == 951",
+                            "r['peak']['approximate'] is False", NULL};
+    CHECK(rt_check_own_json(0, checks));
+}
+
+static void wrapped(void)
+{
+    for (uint64_t i = 0; i < 100000; i++)
+        make(T_BASE, 0x1000000 + i * 64, 1);
+    for (uint64_t i = 0; i < 20000; i++)
+        free_one(0x1000000 + i * 64 * 5);
+    make(T_BIG, 0x9000000, 1 << 20);
+    free_one(0x9000000);
+    /* The rest too, so that the JSON checked below is short. */
+    for (uint64_t i = 0; i < 100000; i++)
+        if (i % 5)
+            free_one(0x1000000 + i * 64);
+    char *text = peak_text();
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    /* The set copied at the first release (100000 objects), honest about
+     * it, with the real high beside it. */
+    expect_line(text, "livetrack: at peak 97.7 KiB live in 100000 objects (");
+    expect_line(text, "(approximate: ");
+    expect_line(text, "livetrack: most bytes live at once: 1.1 MiB\n");
+    free(text);
+    const char *checks[] = {"r['peak']['approximate'] is True and r['peak']['objects'] == 100000",
+                            "r['peak']['max_bytes'] == 80000 + (1 << 20)", NULL};
+    CHECK(rt_check_own_json(0, checks));
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {{"two_buffers", two_buffers}, {"spike", spike}, {"wrapped", wrapped}};
+    if (argc == 2) {
+        livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            if (!strcmp(argv[1], cases[i].name))
+                cases[i].run();
+        return check_summary(argv[1]);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *child_argv[] = {(char *)rt_self(), (char *)cases[i].name, NULL};
+        const char *const set[] = {"LIVETRACK_EXIT_REPORT=off", NULL};
+        rt_child child;
+        CHECK(rt_run(child_argv, set, NULL, &child) == 0);
+        if (child.status != 0) {
+            fprintf(stderr, "case %s failed:\n", cases[i].name);
+            rt_child_dump(cases[i].name, &child);
+            CHECK(0);
+        }
+        rt_child_free(&child);
+    }
+    return check_summary("test_report_peak_spike");
+}
