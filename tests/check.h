@@ -5,9 +5,11 @@
 #ifndef LIVETRACK_TESTS_CHECK_H
 #define LIVETRACK_TESTS_CHECK_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 
-static int check_passed, check_failed;
+/* Atomic: tests CHECK from several threads, and run under TSan. */
+static _Atomic int check_passed, check_failed;
 
 #define CHECK(expr)                                                                   \
     do {                                                                              \
@@ -33,7 +35,7 @@ static int check_passed, check_failed;
 
 static inline int check_summary(const char *name)
 {
-    printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
+    printf("%s: %d passed, %d failed\n", name, atomic_load(&check_passed), atomic_load(&check_failed));
     return check_failed ? 1 : 0;
 }
 

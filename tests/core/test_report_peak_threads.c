@@ -230,7 +230,12 @@ static void scenario_elsewhere(void)
 static void run_scenario(const char *name)
 {
     char *argv[] = {(char *)rt_self(), "scenario", (char *)name, NULL};
-    const char *const set[] = {"LIVETRACK_EXIT_REPORT=off", NULL};
+    /* The stack depth passes on: scripts/test.sh turns call sites off
+     * under TSan (libunwind's per-thread cache and TSan's thread exit). */
+    char depth[64] = "LIVETRACK_EXIT_REPORT=off";
+    if (getenv("LIVETRACK_STACK_DEPTH"))
+        snprintf(depth, sizeof depth, "LIVETRACK_STACK_DEPTH=%s", getenv("LIVETRACK_STACK_DEPTH"));
+    const char *const set[] = {"LIVETRACK_EXIT_REPORT=off", depth, NULL};
     rt_child child;
     CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
     CHECK_EQ_INT(child.status, 0);
