@@ -50,7 +50,9 @@ static void usage(void)
            "\n"
            "Options (each sets the LIVETRACK_* variable in parentheses for PROGRAM):\n"
            "  --api LIST           front ends to arm, comma-separated: opencl, ze (Level Zero), cuda;\n"
-           "                       default: all that are installed (here: %s)\n"
+           "                       default: all that are installed (here: %s); without --api,\n"
+           "                       a front end whose API has no driver says nothing\n"
+           "                       (LIVETRACK_QUIET_ABSENT_API=1)\n"
            "  --json FILE          also write the report as JSON, for report, diff, plot, pprof\n"
            "                       (LIVETRACK_JSON); %%p in FILE becomes the pid\n"
            "  --csv FILE           write a timeline, one row per object event, for plot and trace\n"
@@ -72,7 +74,7 @@ static void usage(void)
            "                       the default), always, off (LIVETRACK_EXIT_REPORT)\n"
            "  --transparent        pass misused calls on to the driver after the diagnostic\n"
            "                       (LIVETRACK_TRANSPARENT=1)\n"
-           "  --max-diagnostics N  stop printing diagnostics after N lines; -1: no limit\n"
+           "  --max-diagnostics N  stop printing diagnostics after N of them; -1: no limit\n"
            "                       (LIVETRACK_MAX_DIAGNOSTICS, default 1000)\n"
            "  --no-crash-report    leave SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL alone: no leak\n"
            "                       report when PROGRAM crashes (LIVETRACK_CRASH_REPORT=0)\n"
@@ -154,9 +156,9 @@ static void set(const char *name, const char *value, int verbose)
         cli_warn("%s=%s", name, value);
 }
 
-/* An output path as the user meant it: relative to livetrack's working
- * directory, not to wherever PROGRAM has moved by the time it writes its
- * report at exit. %p is left for the program to expand. */
+/* A path as the user meant it: relative to livetrack's working directory,
+ * not to wherever PROGRAM has moved by the time it writes its report (or
+ * reads the suppressions) at exit. %p is left for the program to expand. */
 static char *absolute_path(const char *path)
 {
     char directory[PATH_MAX];
@@ -219,16 +221,20 @@ int cli_run(int argc, char **argv)
     cli_parser parser;
     cli_parser_init(&parser, "run", argc - 1, argv + 1);
     const char *api_list = NULL, *stack_depth = NULL;
-    char *json = NULL, *csv = NULL, *output = NULL; /* absolute once parsed */
-    const char *suppressions = NULL, *exit_code = NULL, *report = NULL, *max_diagnostics = NULL, *value;
+    char *json = NULL, *csv = NULL, *output = NULL, *suppressions = NULL; /* absolute once parsed */
+    const char *exit_code = NULL, *report = NULL, *max_diagnostics = NULL, *value;
     int release_stacks = 0, peak = 0, transparent = 0, verbose = 0, no_crash_report = 0, no_stack_memo = 0;
 
     while (cli_more(&parser)) {
         if (cli_flag(&parser, "help", 'h')) {
             usage();
             return CLI_EXIT_OK;
-        } else if (cli_value(&parser, "api", 0, &api_list) || cli_value(&parser, "suppressions", 0, &suppressions)) {
+        } else if (cli_value(&parser, "api", 0, &api_list)) {
             continue;
+        } else if (cli_value(&parser, "suppressions", 0, &value)) {
+            /* read at the program's exit, maybe from another directory */
+            free(suppressions);
+            suppressions = absolute_path(value);
         } else if (cli_value(&parser, "json", 0, &value)) {
             free(json);
             json = absolute_path(value);
@@ -416,5 +422,6 @@ done:
     free(json);
     free(csv);
     free(output);
+    free(suppressions);
     return exit_status;
 }

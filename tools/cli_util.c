@@ -131,7 +131,9 @@ int cli_value(cli_parser *parser, const char *long_name, char short_name, const 
     if (inline_value) {
         *value = inline_value;
     } else {
-        if (!cli_more(parser))
+        /* "--" ends the options (`run --json -- prog`): never a value
+         * given apart, which would hide the missing one. */
+        if (!cli_more(parser) || !strcmp(current(parser), "--"))
             cli_fail("%s needs a value", option);
         *value = current(parser);
         parser->index++;

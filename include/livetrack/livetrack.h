@@ -293,6 +293,10 @@ LIVETRACK_API int livetrack_incomplete(void);
 /* 1 when LIVETRACK_TRANSPARENT asks to pass misuse to the driver. */
 LIVETRACK_API int livetrack_transparent(void);
 
+/* 1 when LIVETRACK_QUIET_ABSENT_API asks a front end that finds no driver
+ * for its API to say nothing about it. */
+LIVETRACK_API int livetrack_quiet_absent_api(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,6 +65,7 @@ typedef struct lt_settings {
     const char *suppressions; /* LIVETRACK_SUPPRESSIONS, NULL: none */
     int peak_report;         /* LIVETRACK_PEAK_REPORT */
     int crash_report;        /* LIVETRACK_CRASH_REPORT */
+    int quiet_absent_api;    /* LIVETRACK_QUIET_ABSENT_API */
 } lt_settings;
 
 /* The settings, read from the environment the first time anyone asks and

@@ -36,7 +36,7 @@ static const setting setting_table[] = {
     {"LIVETRACK_EXIT_REPORT", SETTING_CHOICE, "auto", "auto|always|off", offsetof(lt_settings, exit_report),
      "auto: report at exit only when something leaked; always: also when nothing did; off: never", 0, 0},
     {"LIVETRACK_MAX_DIAGNOSTICS", SETTING_LONG, "1000", NULL, offsetof(lt_settings, max_diagnostics),
-     "stop printing diagnostic lines after this many (-1: no limit)", -1, LONG_MAX},
+     "stop printing diagnostics (a message and its stacks) after this many (-1: no limit)", -1, LONG_MAX},
     {"LIVETRACK_STACK_DEPTH", SETTING_LONG, "16", NULL, offsetof(lt_settings, stack_depth),
      "frames of the creation call stack to keep (at most 64); 0 turns call sites off", 0, 64},
     {"LIVETRACK_STACK_MEMO", SETTING_BOOL, "1", NULL, offsetof(lt_settings, stack_memo),
@@ -56,6 +56,9 @@ static const setting setting_table[] = {
      "1: the exit report also shows the live set at the peak of live bytes", 0, 0},
     {"LIVETRACK_CRASH_REPORT", SETTING_BOOL, "1", NULL, offsetof(lt_settings, crash_report),
      "0: leave SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL alone (no leak report when the program crashes)", 0, 0},
+    {"LIVETRACK_QUIET_ABSENT_API", SETTING_BOOL, "0", NULL, offsetof(lt_settings, quiet_absent_api),
+     "1 (set by livetrack run when --api is not given): a front end finding no driver for its API says nothing", 0,
+     0},
 };
 
 static lt_settings current;
@@ -150,6 +153,8 @@ const lt_settings *lt_load_settings(void)
 }
 
 int livetrack_transparent(void) { return lt_get_settings()->transparent; }
+
+int livetrack_quiet_absent_api(void) { return lt_get_settings()->quiet_absent_api; }
 
 int lt_expand_path(const char *pattern, char *out, size_t out_size)
 {

@@ -44,8 +44,7 @@ __attribute__((constructor)) static void ltze_attach(void)
         /* `livetrack run` arms every front end; it asks for silence when
          * the user did not name Level Zero, so OpenCL-only programs on a
          * machine without a Level Zero driver do not get this line. */
-        const char *quiet = getenv("LIVETRACK_QUIET_ABSENT_API");
-        if (!quiet || strcmp(quiet, "1"))
+        if (!livetrack_quiet_absent_api())
             ltze_note("zeInit failed (0x%x): no driver, so no Level Zero objects are tracked", (unsigned)result);
         return;
     }

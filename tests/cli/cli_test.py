@@ -456,7 +456,6 @@ def case_fixtures():
                  if e["name"].startswith("misuse:")]
         check(len(pairs) == 2 and all(message.startswith(call + "(") for call, message in pairs),
               "trace with %s: misuse messages on the wrong rows: %r" % (name, pairs))
-
     # No rows at all: nothing to sort (qsort(NULL, 0) once failed under UBSan).
     open(work("header-only.csv"), "w").write(lines[0])
     livetrack("plot", work("header-only.csv"), "-o", work("header-only.html"), expect=0)
@@ -603,6 +602,19 @@ def case_run_status():
           not any(os.path.exists(os.path.join(moved, name)) for name in ("rel.json", "rel.csv", "rel.txt")),
           "run: relative paths followed the program's cd: %s in %s, %s in %s\n%s"
           % (os.listdir(args.work), args.work, os.listdir(moved), moved, result.stderr))
+    # so is a relative suppressions file, read at the program's exit
+    with open(work("rel.supp"), "w") as supp:
+        supp.write("function:leak_events\n")
+    result = subprocess.run([args.livetrack, "run", "--suppressions", "rel.supp", "--fail-on-leak=7",
+                             "--", "/bin/sh", "-c", 'cd moved && exec "$0" --leak 2', app],
+                            cwd=args.work, capture_output=True, text=True, env=merged, timeout=120)
+    check(result.returncode == 0 and "cannot read the suppressions" not in result.stderr,
+          "run: a relative suppressions file followed the program's cd (status %d):\n%s"
+          % (result.returncode, result.stderr))
+    # "--" ends the options: it is not the value of one that lacks it
+    result = livetrack("run", "--json", "--", app, "--leak", "0", expect=2)
+    check("--json needs a value" in result.stderr and not os.path.exists(work("--")),
+          "run --json --: not refused:\n" + result.stderr)
     # a program that uses no tracked API writes nothing, and is told so
     for path in (work("never.json"), work("never.csv")):
         if os.path.exists(path):

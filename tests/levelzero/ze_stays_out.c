@@ -12,8 +12,10 @@
 #include "check.h"
 #include "ze_test_util.h"
 
+/* livetrack must write `lines` lines, one of them with `expected_note`
+ * (NULL when it must write none). */
 static void check_case(const char *program, const char *front_end, const char *directory, const char *case_name,
-                       const char *alt_drivers, const char *extra, const char *expected_note)
+                       const char *alt_drivers, const char *extra, const char *expected_note, size_t lines)
 {
     const char *name = strrchr(program, '/') ? strrchr(program, '/') + 1 : program;
     char preload[1024], plain_out[1024], tracked_out[1024], tracked_err[1024];
@@ -30,10 +32,11 @@ static void check_case(const char *program, const char *front_end, const char *d
     CHECK_EQ_INT(tracked_status, plain_status);
     char *plain = zt_read_file(plain_out), *tracked = zt_read_file(tracked_out), *diagnostics = zt_read_file(tracked_err);
     CHECK(plain && tracked && strcmp(plain, tracked) == 0);
-    /* One line, and nothing else from livetrack: no report, no misuse. */
-    CHECK_EQ_INT(zt_count(diagnostics, "livetrack:"), 1);
-    CHECK(diagnostics && strstr(diagnostics, expected_note) != NULL);
-    if (!diagnostics || zt_count(diagnostics, "livetrack:") != 1 || !strstr(diagnostics, expected_note))
+    /* Those lines, and nothing else from livetrack: no report, no misuse. */
+    CHECK_EQ_INT(zt_count(diagnostics, "livetrack:"), lines);
+    CHECK(diagnostics && (!expected_note || strstr(diagnostics, expected_note) != NULL));
+    if (!diagnostics || zt_count(diagnostics, "livetrack:") != lines ||
+        (expected_note && !strstr(diagnostics, expected_note)))
         fprintf(stderr, "%s (%s) wrote on stderr:\n%s", name, case_name, diagnostics ? diagnostics : "");
     free(plain);
     free(tracked);
@@ -52,10 +55,19 @@ int main(int argc, char **argv)
     for (int i = 3; i < argc; i++) {
         /* No driver at all: zeInit fails for the program too. */
         check_case(argv[i], argv[2], directory, "no-driver", "ZE_ENABLE_ALT_DRIVERS=/nonexistent/libze_no_driver.so",
-                   "ZE_ENABLE_TRACING_LAYER", "livetrack: Level Zero: zeInit failed");
+                   "ZE_ENABLE_TRACING_LAYER", "livetrack: Level Zero: zeInit failed", 1);
+        /* No driver, and `livetrack run` asked for silence about it, in any
+         * of the words a yes setting takes. */
+        check_case(argv[i], argv[2], directory, "no-driver-quiet",
+                   "ZE_ENABLE_ALT_DRIVERS=/nonexistent/libze_no_driver.so", "LIVETRACK_QUIET_ABSENT_API=yes", NULL, 0);
+        /* A value that is no yes or no: said once, and the default kept
+         * (the zeInit line is the other one). */
+        check_case(argv[i], argv[2], directory, "no-driver-bad-quiet",
+                   "ZE_ENABLE_ALT_DRIVERS=/nonexistent/libze_no_driver.so", "LIVETRACK_QUIET_ABSENT_API=x",
+                   "livetrack: LIVETRACK_QUIET_ABSENT_API=\"x\" is not", 2);
         /* A driver, but the user turned the tracing layer off. */
         check_case(argv[i], argv[2], directory, "no-tracing", test_driver, "ZE_ENABLE_TRACING_LAYER=0",
-                   "livetrack: Level Zero: the loader's tracing layer is not available");
+                   "livetrack: Level Zero: the loader's tracing layer is not available", 1);
     }
     if (!check_failed)
         zt_remove_dir(directory);
