@@ -106,11 +106,16 @@ static const json_value **index_sites(const json_value *sites, size_t *size_out)
  * record's `seq` counts the objects created before it, a row's `seq` counts
  * rows: the two are different numbers. Reports of this version say the
  * record's row (`timeline_row`); older ones do not, and there the k-th
- * misuse row on a handle goes with the k-th record on that handle. */
+ * misuse row on a handle goes with the k-th record on that handle.
+ *
+ * Row numbers repeat where processes share one timeline (a fork without
+ * %p in LIVETRACK_CSV: each counts its own rows), and a report is one
+ * process's: so a record also names the row's handle and call (its
+ * message starts with the call), and goes with one row at most. */
 typedef struct misuse_matcher {
     const json_value *records;
     int by_row;      /* the report has timeline_row */
-    char *taken;     /* per record, when matched by handle */
+    char *taken;     /* per record: matched to a row already */
 } misuse_matcher;
 
 static void misuse_matcher_init(misuse_matcher *m, const json_value *records)
@@ -123,14 +128,28 @@ static void misuse_matcher_init(misuse_matcher *m, const json_value *records)
     memset(m->taken, 0, json_count(records) + 1);
 }
 
-static const json_value *misuse_of_row(misuse_matcher *m, const timeline_row *row)
+/* Whether a record's message is about `call` (empty: not known). */
+static int names_call(const json_value *record, const char *call)
+{
+    const char *message = json_str(json_get(record, "message"), "");
+    size_t length = strlen(call);
+    return !length || (!strncmp(message, call, length) && message[length] == '(');
+}
+
+static const json_value *misuse_of_row(misuse_matcher *m, const timeline_row *row, const char *call)
 {
     for (size_t i = 0; i < json_count(m->records); i++) {
         const json_value *record = json_at(m->records, i);
+        if (m->taken[i])
+            continue;
+        const json_value *handle = json_get(record, "handle");
         if (m->by_row) {
-            if (json_u64(json_get(record, "timeline_row"), 0) == row->seq)
+            if (json_u64(json_get(record, "timeline_row"), 0) == row->seq &&
+                (!handle || handle->kind == JSON_NULL || json_u64(handle, 0) == row->handle) && names_call(record, call)) {
+                m->taken[i] = 1;
                 return record;
-        } else if (!m->taken[i] && json_u64(json_get(record, "handle"), 0) == row->handle) {
+            }
+        } else if (json_u64(handle, 0) == row->handle) {
             m->taken[i] = 1;
             return record;
         }
@@ -210,7 +229,7 @@ int cli_trace(int argc, char **argv)
             fputs(",\"type\":", out);
             escape_json(out, t.strings[row->type]);
             fprintf(out, ",\"handle\":\"0x%" PRIx64 "\"", row->handle);
-            const json_value *event = misuse_of_row(&matcher, row);
+            const json_value *event = misuse_of_row(&matcher, row, t.strings[row->call]);
             if (event) {
                 fputs(",\"message\":", out);
                 escape_json(out, json_str(json_get(event, "message"), ""));

@@ -456,6 +456,24 @@ def case_fixtures():
                  if e["name"].startswith("misuse:")]
         check(len(pairs) == 2 and all(message.startswith(call + "(") for call, message in pairs),
               "trace with %s: misuse messages on the wrong rows: %r" % (name, pairs))
+    # A forked child without %p appends to its parent's timeline, counting
+    # rows of its own: row numbers repeat, and the parent's report must not
+    # lend its record to the child's row of the same number (same handle:
+    # the child's are copies of the parent's).
+    open(work("forked.csv"), "w").write(
+        "seq,time_ms,event,call,api,type,handle,live_objects,live_bytes\n"
+        "1,1.000,create,makeX,user,object,0x1000,1,0\n"
+        "2,1.500,misuse,childBad,user,object,0xdead,1,0\n"
+        "2,2.000,misuse,parentBad,user,object,0xdead,1,0\n")
+    report["misuse"] = [dict(template, seq=1, timeline_row=2, time_ms=2.0, handle="0xdead",
+                             message="parentBad(0xdead): the parent's message")]
+    json.dump(report, open(work("forked.json"), "w"))
+    livetrack("trace", work("forked.csv"), work("forked.json"), "-o", work("forked.trace.json"), expect=0)
+    events = json.load(open(work("forked.trace.json")))["traceEvents"]
+    pairs = [(e["name"].split()[1], e["args"].get("message", "")) for e in events if e["name"].startswith("misuse:")]
+    check(pairs == [("childBad", ""), ("parentBad", "parentBad(0xdead): the parent's message")],
+          "trace of a shared timeline: a record on another process's row: %r" % pairs)
+
     # No rows at all: nothing to sort (qsort(NULL, 0) once failed under UBSan).
     open(work("header-only.csv"), "w").write(lines[0])
     livetrack("plot", work("header-only.csv"), "-o", work("header-only.html"), expect=0)
