@@ -104,6 +104,14 @@ typedef struct plot_data {
 /* Sums over a file's rows: each value is bounded (csv_reader.c), but a
  * long file of extreme rows could still carry a sum past int64. Held to
  * +-INT64_MAX, so that negating it stays defined too. */
+/* A count read as a double (the series keep doubles), as the int64_t the
+ * units print: a CSV may hold counts up to 2^64 - 1, and converting a
+ * double at or above 2^63 to int64_t is undefined. */
+static int64_t count_of(double value)
+{
+    return value >= 9223372036854775807.0 ? INT64_MAX : value <= 0 ? 0 : (int64_t)value;
+}
+
 static int64_t add_clamped(int64_t a, int64_t b)
 {
     int64_t sum;
@@ -256,7 +264,7 @@ static void objects_chart(const plot_data *d, FILE *out, double x, double y, cha
     if (d->live_objects.count) {
         static char label[96];
         char count[32], when[32];
-        units_count((int64_t)d->live_objects.max, count, sizeof count);
+        units_count(count_of(d->live_objects.max), count, sizeof count);
         units_time_ms(d->live_objects.max_t, when, sizeof when);
         snprintf(label, sizeof label, "peak %s objects at %s", count, when);
         chart.markers[chart.marker_count++] =
@@ -416,7 +424,7 @@ static void summary_cards(const plot_data *d, FILE *out)
         units_time_ms(d->live_bytes.max_t, b, sizeof b);
         snprintf(detail, sizeof detail, "at %s", b);
         card(out, "neutral", "Peak live bytes", a, detail);
-        units_count((int64_t)d->live_objects.max, a, sizeof a);
+        units_count(count_of(d->live_objects.max), a, sizeof a);
         units_time_ms(d->live_objects.max_t, b, sizeof b);
         snprintf(detail, sizeof detail, "at %s", b);
         card(out, "neutral", "Peak live objects", a, detail);

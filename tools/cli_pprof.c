@@ -353,8 +353,8 @@ int cli_pprof(int argc, char **argv)
     pb_varint_field(&profile, PROFILE_COMMENT, (uint64_t)comment_index);
     pb_varint_field(&profile, PROFILE_DEFAULT_SAMPLE_TYPE, (uint64_t)default_type);
     double time_ms = json_num(json_path(report.root, "process.time_ms"), 0);
-    if (time_ms > 0)
-        pb_varint_field(&profile, PROFILE_DURATION_NANOS, (uint64_t)(time_ms * 1e6));
+    if (time_ms > 0) /* at most ~584 years fit in the nanoseconds: converted beyond, the value is undefined */
+        pb_varint_field(&profile, PROFILE_DURATION_NANOS, time_ms < 1.8e13 ? (uint64_t)(time_ms * 1e6) : UINT64_MAX);
 
     pb_append(&profile, &b.location_table);
     pb_append(&profile, &b.function_table);

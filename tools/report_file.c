@@ -2,6 +2,7 @@
  * Loading a saved report and naming what is in it (see report_file.h).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,24 @@ static int is_count(const json_value *value)
 static int is_object_count(const json_value *value)
 {
     return value && value->kind == JSON_NUMBER && value->is_integer && value->integer >= 0;
+}
+
+/* A time in milliseconds, when given: finite and small enough that a
+ * trace's microseconds and pprof's nanoseconds stay finite and in range
+ * (1e15 ms is ~31,700 years; the CSV reader takes the same bound). */
+static int is_time_or_absent(const json_value *value)
+{
+    return !value || value->kind == JSON_NULL ||
+           (value->kind == JSON_NUMBER && isfinite(value->number) && fabs(value->number) <= 1e15);
+}
+
+/* The first record of `array` whose "time_ms" is no time, or 0. */
+static size_t bad_time_in(const json_value *array)
+{
+    for (size_t i = 0; i < json_count(array); i++)
+        if (!is_time_or_absent(json_get(json_at(array, i), "time_ms")))
+            return i + 1;
+    return 0;
 }
 
 /* What every command reads must be there and of its kind: a damaged file
@@ -47,6 +66,18 @@ static const char *malformed(const json_value *root, char *why, size_t size)
         else
             continue;
         return why;
+    }
+    if (!is_time_or_absent(json_path(root, "process.time_ms")))
+        return "\"process\".\"time_ms\" is not a time";
+    if (!is_time_or_absent(json_path(root, "peak.time_ms")))
+        return "\"peak\".\"time_ms\" is not a time";
+    static const char *const timed[] = {"objects", "misuse"};
+    for (size_t k = 0; k < sizeof timed / sizeof timed[0]; k++) {
+        size_t bad = bad_time_in(json_get(root, timed[k]));
+        if (bad) {
+            snprintf(why, size, "%s %zu: \"time_ms\" is not a time", timed[k], bad);
+            return why;
+        }
     }
     return NULL;
 }

@@ -420,6 +420,17 @@ def case_fixtures():
     open(work("truncated.json"), "w").write(text[: len(text) // 2])
     result = livetrack("report", work("truncated.json"), expect=2)
     check("not valid JSON" in result.stderr, "truncated JSON: " + result.stderr)
+    # A time no clock gives (1e999 reads as infinite) is damage: trace
+    # wrote it into its JSON as "inf", pprof converted it out of range.
+    broken = json.loads(text)
+    broken["objects"][0]["time_ms"] = 1e400
+    open(work("inf-time.json"), "w").write(json.dumps(broken).replace("Infinity", "1e999"))
+    for command in (["report", work("inf-time.json")],
+                    ["trace", csv_file, work("inf-time.json"), "-o", work("inf-time.trace.json")],
+                    ["pprof", work("inf-time.json"), "-o", work("inf-time.pb")]):
+        result = livetrack(*command, expect=2)
+        check('objects 1: "time_ms" is not a time' in result.stderr,
+              "%s: infinite time taken:\n%s" % (command[0], result.stderr))
     open(work("other.json"), "w").write('{"schema": "something-else"}')
     check("not a livetrack JSON report" in livetrack("report", work("other.json"), expect=2).stderr, "foreign JSON")
     open(work("newer.json"), "w").write(text.replace('"version":1', '"version":2', 1))
