@@ -148,9 +148,10 @@ static int is_image_argument(cl_kernel kernel, cl_uint index, const char *name)
 
 /* What kernel argument `index` takes, from the driver's argument info
  * (*type: the object type for ARG_OBJECT). ARG_UNKNOWN when the driver
- * cannot say: pocl, for one, answers only for programs built with
- * -cl-kernel-arg-info, and then reports no address qualifier for global
- * pointers, so the type name decides. */
+ * cannot say (drivers must answer only for programs built with
+ * -cl-kernel-arg-info; pocl answers for programs built from source). pocl
+ * reports no address qualifier for global pointers, so the type name
+ * decides. */
 static arg_kind kernel_argument_kind(cl_kernel kernel, cl_uint index, ltcl_type *type)
 {
     char name[64] = "";
