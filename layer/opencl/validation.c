@@ -178,6 +178,35 @@ static arg_kind kernel_argument_kind(cl_kernel kernel, cl_uint index, ltcl_type 
     return *type == LTCL_TYPE_COUNT ? ARG_VALUE : ARG_OBJECT;
 }
 
+/* kernel_argument_kind, remembered per thread for the arguments set
+ * lately: a program sets the same arguments of the same kernels again and
+ * again, and asking the driver takes up to five calls. A kernel is named
+ * by its handle and creation number, so a kernel made later at a freed
+ * kernel's address is asked anew. */
+typedef struct remembered_kind {
+    const void *kernel;
+    uint64_t kernel_seq;
+    cl_uint index;
+    arg_kind kind;
+    ltcl_type type;
+} remembered_kind;
+
+static arg_kind argument_kind(cl_kernel kernel, uint64_t kernel_seq, cl_uint index, ltcl_type *type)
+{
+    static _Thread_local remembered_kind remembered[32];
+    uintptr_t key = ((uintptr_t)kernel >> 4) * 31 + index;
+    remembered_kind *slot = &remembered[key % (sizeof remembered / sizeof remembered[0])];
+    if (slot->kernel == (const void *)kernel && slot->kernel_seq == kernel_seq && slot->index == index) {
+        *type = slot->type;
+        return slot->kind;
+    }
+    ltcl_type found = LTCL_TYPE_COUNT;
+    arg_kind kind = kernel_argument_kind(kernel, index, &found);
+    *slot = (remembered_kind){kernel, kernel_seq, index, kind, found};
+    *type = found;
+    return kind;
+}
+
 static cl_int code_for_argument(ltcl_type type)
 {
     return type == LTCL_MEM ? CL_INVALID_MEM_OBJECT : type == LTCL_SAMPLER ? CL_INVALID_SAMPLER
@@ -186,9 +215,10 @@ static cl_int code_for_argument(ltcl_type type)
 
 /* A memory object, sampler or device queue argument is passed as a
  * pointer to the handle, so only an argument of pointer size can hold
- * one. A live cl_mem, cl_sampler or cl_command_queue is accepted at once.
- * Any other value of that size is a number, a bad handle, or a live
- * object of another type:
+ * one. A live cl_mem, cl_sampler or cl_command_queue is accepted unless
+ * the driver says the argument takes another of the three (a sampler
+ * given to a buffer argument crashes pocl). Any other value of that size
+ * is a number, a bad handle, or a live object of another type:
  *   - when the driver says what the argument is, an object argument gets
  *     refused unless it is a live handle of its type;
  *   - when it cannot, only a value that is a handle the program recently
@@ -204,8 +234,7 @@ cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, 
         return CL_SUCCESS; /* a NULL buffer is allowed */
     livetrack_object object;
     livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &object);
-    if (status == LIVETRACK_OK && takes_kernel_argument(object.type))
-        return CL_SUCCESS;
+    int live_argument_object = status == LIVETRACK_OK && takes_kernel_argument(object.type);
     /* Asking the driver needs a kernel it still has: in transparent mode
      * a bad kernel got this far. */
     livetrack_object owner;
@@ -213,8 +242,10 @@ cl_int ltcl_check_kernel_arg(const char *call, cl_kernel kernel, cl_uint index, 
         owner.type != LTCL_KERNEL)
         return CL_SUCCESS;
     ltcl_type expected = LTCL_TYPE_COUNT;
-    arg_kind kind = kernel_argument_kind(kernel, index, &expected);
+    arg_kind kind = argument_kind(kernel, owner.seq, index, &expected);
     if (kind == ARG_VALUE)
+        return CL_SUCCESS;
+    if (live_argument_object && (kind == ARG_UNKNOWN || object.type == expected))
         return CL_SUCCESS;
     if (kind == ARG_UNKNOWN) {
         expected = status == LIVETRACK_OK ? LTCL_TYPE_COUNT : released_type(handle);

@@ -435,7 +435,15 @@ static int run_refuse(void)
         /* a released buffer as an image argument */
         REFUSED("clSetKernelArg", z.buffer, clSetKernelArg(image_kernel, 0, sizeof z.buffer, &z.buffer),
                 CL_INVALID_MEM_OBJECT);
+        /* live objects of the wrong kind: a sampler as a buffer (pocl
+         * crashes on it), a buffer as a sampler, the queue as a buffer */
+        REFUSED("clSetKernelArg", sampler, clSetKernelArg(image_kernel, 2, sizeof sampler, &sampler),
+                CL_INVALID_MEM_OBJECT);
+        REFUSED("clSetKernelArg", buffer, clSetKernelArg(image_kernel, 1, sizeof buffer, &buffer), CL_INVALID_SAMPLER);
+        REFUSED("clSetKernelArg", env.queue, clSetKernelArg(image_kernel, 2, sizeof env.queue, &env.queue),
+                CL_INVALID_MEM_OBJECT);
         CHECK_EQ_INT(clSetKernelArg(image_kernel, 1, sizeof sampler, &sampler), CL_SUCCESS);
+        CHECK_EQ_INT(clSetKernelArg(image_kernel, 2, sizeof buffer, &buffer), CL_SUCCESS);
         CT_OK(clReleaseKernel(image_kernel));
         CT_OK(clReleaseProgram(image_program));
     }
