@@ -186,12 +186,15 @@ static long read_line(FILE *in, char **buffer, size_t *capacity)
 
 /* Reads one row: a line, and the lines after it while a quoted field is
  * open (a name with a line break is written quoted, RFC 4180). `piece` is
- * scratch space for the continuation lines. Returns the length or -1. */
-static long read_record(FILE *in, char **record, size_t *capacity, char **piece, size_t *piece_capacity)
+ * scratch space for the continuation lines; *lines counts the lines read.
+ * Returns the length or -1. */
+static long read_record(FILE *in, char **record, size_t *capacity, char **piece, size_t *piece_capacity,
+                        unsigned long *lines)
 {
     long length = read_line(in, record, capacity);
     if (length < 0)
         return -1;
+    *lines = 1;
     size_t used = (size_t)length, quotes = 0;
     for (size_t i = 0; i < used; i++)
         quotes += (*record)[i] == '"';
@@ -209,6 +212,7 @@ static long read_record(FILE *in, char **record, size_t *capacity, char **piece,
         for (long i = 0; i < more; i++)
             quotes += (*piece)[i] == '"';
         used += (size_t)more;
+        ++*lines;
     }
     return (long)used;
 }
@@ -216,6 +220,84 @@ static long read_record(FILE *in, char **record, size_t *capacity, char **piece,
 /* A NUL byte is never written by livetrack: the line is damaged, and
  * splitting it as a C string would silently drop what follows the NUL. */
 static int has_nul(const char *line, size_t length) { return memchr(line, '\0', length) != NULL; }
+
+/* Room the rows and series have: they grow by doubling. */
+typedef struct growth {
+    size_t rows_capacity, series_capacity;
+} growth;
+
+/* Parses one row (a line, with its newline) into `t`: 1 when it was
+ * taken, 0 when it is malformed, -1 for an empty line. */
+static int take_row(timeline *t, string_map *table, char *line, size_t length, const int *index_of, growth *g)
+{
+    char *fields[MAX_FIELDS];
+    int count = -1; /* malformed until split */
+    if (!has_nul(line, length)) {
+        if (!strip_newline(line, length))
+            return -1;
+        count = split(line, fields);
+    }
+    timeline_row row;
+    memset(&row, 0, sizeof row);
+    const char *text[COLUMN_COUNT];
+    int good = count > 0;
+    for (int c = 0; c < COLUMN_COUNT && good; c++) {
+        if (index_of[c] < 0)
+            text[c] = "";
+        else if (index_of[c] < count)
+            text[c] = fields[index_of[c]];
+        else
+            good = 0;
+    }
+    int event = good ? event_of(text[COL_EVENT]) : -1;
+    good = good && event >= 0 && parse_u64(text[COL_SEQ], &row.seq) &&
+           parse_time(text[COL_TIME], &row.time_ms) && parse_u64(text[COL_HANDLE], &row.handle) &&
+           parse_count(text[COL_BYTES], &row.bytes) && parse_i64(text[COL_TYPE_LIVE], &row.type_live) &&
+           parse_count(text[COL_LIVE_OBJECTS], &row.live_objects) &&
+           parse_count(text[COL_LIVE_BYTES], &row.live_bytes) && parse_i64(text[COL_VM_SIZE], &row.vm_size_kb) &&
+           parse_i64(text[COL_VM_RSS], &row.vm_rss_kb) && parse_i64(text[COL_VM_DATA], &row.vm_data_kb) &&
+           parse_i64(text[COL_VM_PEAK], &row.vm_peak_kb) && parse_i64(text[COL_THREADS], &row.threads) &&
+           parse_i64(text[COL_D_VM_SIZE], &row.d_vm_size_kb) && parse_i64(text[COL_D_VM_RSS], &row.d_vm_rss_kb);
+    if (!good)
+        return 0;
+    row.event = (uint8_t)event;
+    row.call = intern(t, table, text[COL_CALL]);
+    row.api = intern(t, table, text[COL_API]);
+    row.type = intern(t, table, text[COL_TYPE]);
+
+    size_t s = 0;
+    while (s < t->series_count && !(t->series[s].api == row.api && t->series[s].type == row.type))
+        s++;
+    if (s == t->series_count) {
+        if (t->series_count == g->series_capacity) {
+            g->series_capacity = g->series_capacity ? g->series_capacity * 2 : 16;
+            t->series = cli_realloc(t->series, g->series_capacity, sizeof *t->series);
+        }
+        memset(&t->series[s], 0, sizeof t->series[s]);
+        t->series[s].api = row.api;
+        t->series[s].type = row.type;
+        t->series_count++;
+    }
+    row.series = (uint32_t)s;
+    t->series[s].rows++;
+    t->series[s].last = row.type_live;
+    if (row.type_live > t->series[s].peak)
+        t->series[s].peak = row.type_live;
+
+    if (t->count == g->rows_capacity) {
+        g->rows_capacity = g->rows_capacity ? g->rows_capacity * 2 : 1024;
+        t->rows = cli_realloc(t->rows, g->rows_capacity, sizeof *t->rows);
+    }
+    t->rows[t->count++] = row;
+    return 1;
+}
+
+static void note_skipped(timeline *t, unsigned long *first_bad, unsigned long line_number)
+{
+    if (!t->skipped)
+        *first_bad = line_number;
+    t->skipped++;
+}
 
 int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
 {
@@ -231,7 +313,8 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
     t->string_count = 1;
 
     char *line = NULL, *piece = NULL;
-    size_t capacity = 0, piece_capacity = 0, rows_capacity = 0, series_capacity = 0;
+    size_t capacity = 0, piece_capacity = 0;
+    growth growth = {0, 0};
     int index_of[COLUMN_COUNT];
     char *fields[MAX_FIELDS];
     int ok = 1, field_count = 0;
@@ -266,76 +349,42 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
     t->has_call = index_of[COL_CALL] >= 0;
     t->has_deltas = index_of[COL_D_VM_RSS] >= 0;
 
-    while ((length = read_record(in, &line, &capacity, &piece, &piece_capacity)) >= 0) {
-        line_number++;
-        if (line[length - 1] != '\n') {
-            /* The writer flushes whole rows; a line without its newline
-             * is a row cut short by a crash. */
+    unsigned long lines;
+    while ((length = read_record(in, &line, &capacity, &piece, &piece_capacity, &lines)) >= 0) {
+        line_number += lines;
+        /* The writer flushes whole rows; a line without its newline is a
+         * row cut short by a crash. */
+        int cut = line[length - 1] != '\n';
+        if (cut && lines == 1) {
             t->partial_last_line = 1;
             break;
         }
-        int count = -1; /* malformed until split */
-        if (!has_nul(line, (size_t)length)) {
-            if (!strip_newline(line, (size_t)length))
-                continue;
-            count = split(line, fields);
+        /* Parsing writes into the line: a record of several lines is kept
+         * whole, to be read again line by line should it be no row. */
+        char *joined = lines > 1 ? memcpy(cli_alloc((size_t)length), line, (size_t)length) : NULL;
+        if (cut) {
+            /* a field left open up to a cut last line: the lines before
+             * it are rows, the last is the cut one */
+            length = (char *)memrchr(joined, '\n', (size_t)length) - joined + 1;
+            t->partial_last_line = 1;
         }
-        timeline_row row;
-        memset(&row, 0, sizeof row);
-        const char *text[COLUMN_COUNT];
-        int good = count > 0;
-        for (int c = 0; c < COLUMN_COUNT && good; c++) {
-            if (index_of[c] < 0)
-                text[c] = "";
-            else if (index_of[c] < count)
-                text[c] = fields[index_of[c]];
-            else
-                good = 0;
-        }
-        int event = good ? event_of(text[COL_EVENT]) : -1;
-        good = good && event >= 0 && parse_u64(text[COL_SEQ], &row.seq) &&
-               parse_time(text[COL_TIME], &row.time_ms) && parse_u64(text[COL_HANDLE], &row.handle) &&
-               parse_count(text[COL_BYTES], &row.bytes) && parse_i64(text[COL_TYPE_LIVE], &row.type_live) &&
-               parse_count(text[COL_LIVE_OBJECTS], &row.live_objects) &&
-               parse_count(text[COL_LIVE_BYTES], &row.live_bytes) && parse_i64(text[COL_VM_SIZE], &row.vm_size_kb) &&
-               parse_i64(text[COL_VM_RSS], &row.vm_rss_kb) && parse_i64(text[COL_VM_DATA], &row.vm_data_kb) &&
-               parse_i64(text[COL_VM_PEAK], &row.vm_peak_kb) && parse_i64(text[COL_THREADS], &row.threads) &&
-               parse_i64(text[COL_D_VM_SIZE], &row.d_vm_size_kb) && parse_i64(text[COL_D_VM_RSS], &row.d_vm_rss_kb);
-        if (!good) {
-            if (!t->skipped)
-                first_bad = line_number;
-            t->skipped++;
-            continue;
-        }
-        row.event = (uint8_t)event;
-        row.call = intern(t, &table, text[COL_CALL]);
-        row.api = intern(t, &table, text[COL_API]);
-        row.type = intern(t, &table, text[COL_TYPE]);
-
-        size_t s = 0;
-        while (s < t->series_count && !(t->series[s].api == row.api && t->series[s].type == row.type))
-            s++;
-        if (s == t->series_count) {
-            if (t->series_count == series_capacity) {
-                series_capacity = series_capacity ? series_capacity * 2 : 16;
-                t->series = cli_realloc(t->series, series_capacity, sizeof *t->series);
+        int taken = cut ? 0 : take_row(t, &table, line, (size_t)length, index_of, &growth);
+        if (taken == 0 && joined) {
+            /* A field left open (a stray quote) joined the lines after it:
+             * they are rows of their own, and only the damaged ones go. */
+            unsigned long number = line_number - lines;
+            for (char *start = joined, *end; start < joined + length; start = end + 1) {
+                end = memchr(start, '\n', (size_t)(joined + length - start));
+                number++;
+                if (take_row(t, &table, start, (size_t)(end - start) + 1, index_of, &growth) == 0)
+                    note_skipped(t, &first_bad, number);
             }
-            memset(&t->series[s], 0, sizeof t->series[s]);
-            t->series[s].api = row.api;
-            t->series[s].type = row.type;
-            t->series_count++;
+        } else if (taken == 0) {
+            note_skipped(t, &first_bad, line_number - lines + 1);
         }
-        row.series = (uint32_t)s;
-        t->series[s].rows++;
-        t->series[s].last = row.type_live;
-        if (row.type_live > t->series[s].peak)
-            t->series[s].peak = row.type_live;
-
-        if (t->count == rows_capacity) {
-            rows_capacity = rows_capacity ? rows_capacity * 2 : 1024;
-            t->rows = cli_realloc(t->rows, rows_capacity, sizeof *t->rows);
-        }
-        t->rows[t->count++] = row;
+        free(joined);
+        if (cut)
+            break;
     }
     if (ferror(in)) {
         snprintf(error, error_size, "read error");

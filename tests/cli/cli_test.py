@@ -440,6 +440,18 @@ def case_fixtures():
     open(work("bad-row.csv"), "w").write("".join(lines[:5] + ["garbage,row\n"] + lines[5:-1]))
     result = livetrack("plot", work("bad-row.csv"), "-o", work("bad-row.html"), expect=0)
     check("malformed row" in result.stderr, "bad row not reported: " + result.stderr)
+    # A stray quote opens a field that never closes: the rows after it are
+    # rows still, and only the damaged one is left out.
+    header = "seq,time_ms,event,call,api,type,handle,live_objects,live_bytes\n"
+    rows = ["%d,%d.000,create,makeX,user,object,0x%x,%d,0\n" % (i, i, 0x1000 * i, i) for i in range(1, 7)]
+    rows[1] = rows[1].replace("makeX", '"makeX')
+    for name, tail in (("stray-quote.csv", ""), ("stray-quote-cut.csv", "7,7.000,create,makeX,user,object,0x7000,6")):
+        open(work(name), "w").write(header + "".join(rows) + tail)
+        result = livetrack("trace", work(name), "-o", work(name + ".json"), expect=0)
+        events = json.load(open(work(name + ".json")))["traceEvents"]
+        counted = [e for e in events if e["ph"] == "C" and e["name"] == "live objects (all types)"]
+        check("left out 1 malformed row (the first on line 3)" in result.stderr and len(counted) == 5,
+              "%s: rows after a stray quote lost (%d kept):\n%s" % (name, len(counted), result.stderr))
 
     # Misuse rows get the report's message for that very call. A record's seq
     # counts creations, a row's seq counts rows: they are matched on the
