@@ -171,6 +171,29 @@ long lt_suppress_type(const lt_suppressions *suppressions, const char *type_name
     return -1;
 }
 
+/* A function name without the suffix gcc gives the copies it makes of a
+ * function (leak_buffer.constprop.0, setup.part.0, main.cold): the
+ * program's author wrote function:leak_buffer, and addr2line prints the
+ * plain name too. Writes into `out`; returns NULL when there is none. */
+static const char *without_clone_suffix(const char *name, char *out, size_t size)
+{
+    static const char *const suffixes[] = {".constprop.", ".isra.", ".part.", ".cold", ".lto_priv.", ".clone.",
+                                           ".localalias"};
+    if (!name)
+        return NULL;
+    const char *cut = NULL;
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        const char *at = strstr(name, suffixes[i]);
+        if (at && at > name && (!cut || at < cut))
+            cut = at;
+    }
+    if (!cut || (size_t)(cut - name) >= size)
+        return NULL;
+    memcpy(out, name, (size_t)(cut - name));
+    out[cut - name] = '\0';
+    return out;
+}
+
 long lt_suppress_frames(const lt_suppressions *suppressions, const livetrack_frame *frames, size_t count)
 {
     /* Pattern order decides which one is credited when several match. */
@@ -182,6 +205,10 @@ long lt_suppress_frames(const lt_suppressions *suppressions, const livetrack_fra
                                : s->kind == LT_SUPPRESS_FILE   ? frames[f].file
                                                                : NULL;
             if (glob_matches(s->pattern, text))
+                return (long)i;
+            char plain[512];
+            if (s->kind == LT_SUPPRESS_FUNCTION &&
+                glob_matches(s->pattern, without_clone_suffix(text, plain, sizeof plain)))
                 return (long)i;
         }
     }
