@@ -370,7 +370,7 @@ int cli_run(int argc, char **argv)
     if (no_crash_report)
         set("LIVETRACK_CRASH_REPORT", "0", verbose);
 
-    watched_file json_file, csv_file;
+    watched_file json_file = {0}, csv_file = {0}; /* zeroed: gcc -O3 cannot tell modified is set when read */
     watch(&json_file, "JSON", json);
     watch(&csv_file, "CSV", csv);
     fflush(NULL);

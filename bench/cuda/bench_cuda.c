@@ -264,7 +264,7 @@ int main(int argc, char **argv)
                      bench_parse_long("iterations", argv[3], 1, 1L << 30), bench_parse_long("depth", argv[4], 0, 200));
     long rounds = 7, samples = 11, iterations = 20000, depth = 20;
     const char *library = BENCH_CUDA_LIBRARY;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* each option takes a value */
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--rounds") && value)
             rounds = bench_parse_long("--rounds", value, 1, 1000);
@@ -278,7 +278,6 @@ int main(int argc, char **argv)
             library = value;
         else
             bench_die("usage: bench_cuda [--rounds N] [--samples N] [--iterations N] [--depth N] [--library PATH]");
-        i++;
     }
     if (access(library, R_OK))
         bench_die("no interposer at %s (build livetrack_cuda, or pass --library)", library);

@@ -27,7 +27,7 @@
  * one found when livetrack was built. */
 static const char *const cupti_names[] = {
     "libcupti.so",
-    "libcupti.so." AS_STRING(LTCU_CUDA_MAJOR),
+    ("libcupti.so." AS_STRING(LTCU_CUDA_MAJOR)), /* parenthesised: one name, not a missing comma */
 #ifdef LTCU_CUPTI_BUILD_PATH
     LTCU_CUPTI_BUILD_PATH,
 #endif

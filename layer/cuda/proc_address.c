@@ -71,8 +71,8 @@ static void say_untracked_once(untracked_reason reason, const char *name, int ve
 {
     static const char *const why[REASON_COUNT] = {
         [OLDER_ABI] = "its ABI is older than the ones livetrack tracks",
-        [NEWER_VERSION] = "that version is newer than the CUDA headers livetrack was built with, and the driver "
-                          "handed out another function than the one livetrack knows",
+        [NEWER_VERSION] = ("that version is newer than the CUDA headers livetrack was built with, and the driver "
+                           "handed out another function than the one livetrack knows"),
         [TWO_FUNCTIONS] = "the driver handed out two different functions for it",
     };
     static atomic_int said[REASON_COUNT];

@@ -23,7 +23,7 @@ enum { T_CTX, T_BUFFER, T_EVENT, T_ODD, T_COUNT };
  * two-byte character (e-acute), an encoded surrogate and a code point past
  * U+10FFFF (both invalid). */
 static const char *const type_names[T_COUNT] = {"rj_ctx", "rj_buffer", "rj_event",
-                                                "q\"b\\n\n\x01\x7f\xff\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80" "end"};
+                                                ("q\"b\\n\n\x01\x7f\xff\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80" "end")};
 /* The same name as Python reads it back. */
 #define ODD_NAME_PY "'q\"b\\\\n\\n\\x01\\x7f\\ufffd\\u00e9' + '\\ufffd' * 7 + 'end'"
 

@@ -13,6 +13,7 @@
  * LIVETRACK_STACK_MEMO=0, where every create must walk.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static int memo_on;
 static uint64_t next_handle(void)
 {
     static _Atomic uint64_t handle = 0x1000;
-    return handle += 16;
+    return atomic_fetch_add(&handle, 16) + 16;
 }
 
 __attribute__((noinline)) static livetrack_stack_id create_here(void)
