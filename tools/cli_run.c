@@ -317,6 +317,25 @@ int cli_run(int argc, char **argv)
             wanted[kind] = 0;
         }
     }
+    /* ld.so splits LD_PRELOAD at spaces and colons, ocl-icd OPENCL_LAYERS
+     * at colons: a library whose path holds one cannot be loaded that way,
+     * and would be dropped with no more than a line from ld.so. */
+    for (int kind = 0; kind < FRONT_END_COUNT; kind++) {
+        const char *splits = kind == FRONT_END_OPENCL ? ":" : ": ";
+        if (!wanted[kind] || !strpbrk(library[kind], splits))
+            continue;
+        if (explicit_api)
+            cli_fail("cannot load the %s front end %s: its path holds a %s, where %s splits its list; install "
+                     "livetrack where the path has none",
+                     front_ends[kind].title, library[kind], strchr(library[kind], ':') ? "colon" : "space",
+                     kind == FRONT_END_OPENCL ? "OPENCL_LAYERS" : "LD_PRELOAD");
+        cli_warn("not tracking %s: the path of %s holds a %s, where %s splits its list (install livetrack where "
+                 "the path has none)",
+                 front_ends[kind].title, library[kind], strchr(library[kind], ':') ? "colon" : "space",
+                 kind == FRONT_END_OPENCL ? "OPENCL_LAYERS" : "LD_PRELOAD");
+        wanted[kind] = 0;
+        armed--;
+    }
     if (!armed)
         cli_fail("no front-end library found beside livetrack (looked for %s)", library[FRONT_END_OPENCL]);
 

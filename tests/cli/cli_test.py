@@ -778,6 +778,15 @@ def case_screenshot():
     check(busy > 0.15, "screenshot is %.0f%% background: blank?" % ((1 - busy) * 100))
 
 
+def install_libdir():
+    """The build's CMAKE_INSTALL_LIBDIR (lib, or lib/x86_64-linux-gnu for a distribution's prefix)."""
+    with open(os.path.join(args.build, "CMakeCache.txt")) as cache:
+        for line in cache:
+            if line.startswith("CMAKE_INSTALL_LIBDIR:"):
+                return line.split("=", 1)[1].strip()
+    return "lib"
+
+
 def case_install():
     prefix, build = work("prefix"), work("consumer-build")
     for path in (prefix, build):
@@ -786,13 +795,15 @@ def case_install():
     binary = os.path.join(prefix, "bin", "livetrack")
     out = run([binary, "--version"], expect=0).stdout
     check(out.startswith("livetrack "), "installed --version: %r" % out)
+    lib = install_libdir()
     for path in ("include/livetrack/livetrack.h", "include/CL/cl_ext_live_object_tracking.h",
-                 "lib/liblivetrack_cl.so", "lib/pkgconfig/livetrack.pc", "lib/cmake/livetrack/livetrackConfig.cmake"):
+                 lib + "/liblivetrack_cl.so", lib + "/pkgconfig/livetrack.pc",
+                 lib + "/cmake/livetrack/livetrackConfig.cmake"):
         check(os.path.exists(os.path.join(prefix, path)), "not installed: " + path)
     # the installed command finds the installed layer
     result = run([binary, "run", "-v", "--api", "opencl", "--", os.path.join(args.samples, "leaky_events")], expect=0,
                  env=armed_env())
-    check("OPENCL_LAYERS=" + os.path.realpath(os.path.join(prefix, "lib", "liblivetrack_cl.so")) in result.stderr,
+    check("OPENCL_LAYERS=" + os.path.realpath(os.path.join(prefix, lib, "liblivetrack_cl.so")) in result.stderr,
           "installed livetrack does not use the installed layer:\n" + result.stderr[:2000])
     check("20 leaked objects" in result.stderr, "installed run: no leak report")
 
@@ -804,7 +815,7 @@ def case_install():
     env = {"ASAN_OPTIONS": "detect_leaks=0"}
     check("works" in run([os.path.join(build, "consumer")], expect=0, env=env).stdout, "find_package consumer")
 
-    pc_env = {"PKG_CONFIG_PATH": os.path.join(prefix, "lib", "pkgconfig")}
+    pc_env = {"PKG_CONFIG_PATH": os.path.join(prefix, lib, "pkgconfig")}
     cflags = run(["pkg-config", "--cflags", "livetrack"], expect=0, env=pc_env).stdout.split()
     libs = run(["pkg-config", "--libs", "livetrack"], expect=0, env=pc_env).stdout.split()
     libdir = run(["pkg-config", "--variable=libdir", "livetrack"], expect=0, env=pc_env).stdout.strip()
@@ -814,6 +825,22 @@ def case_install():
     run(["cc", "-o", program, os.path.join(consumer, "consumer.c")] + flags + cflags + libs +
         ["-Wl,-rpath," + libdir], expect=0)
     check("works" in run([program], expect=0, env=env).stdout, "pkg-config consumer")
+
+    # Installed where the path holds a space: ld.so splits LD_PRELOAD there,
+    # so the preloaded front ends cannot be loaded. Said, not dropped
+    # silently; OpenCL (OPENCL_LAYERS splits at colons only) still works.
+    spaced = work("pre fix")
+    shutil.rmtree(spaced, ignore_errors=True)
+    run(["cmake", "--install", args.build, "--prefix", spaced], expect=0, timeout=300)
+    spaced_binary = os.path.join(spaced, "bin", "livetrack")
+    result = run([spaced_binary, "run", "--", os.path.join(args.samples, "leaky_events")], expect=0, env=armed_env())
+    check("20 leaked objects" in result.stderr and "cannot be preloaded" not in result.stderr,
+          "installed under a space: OpenCL not tracked, or ld.so complained:\n" + result.stderr[:2000])
+    if os.path.exists(os.path.join(spaced, lib, "liblivetrack_ze.so")):
+        check("not tracking Level Zero: the path of" in result.stderr and "holds a space" in result.stderr,
+              "installed under a space: Level Zero dropped without a word:\n" + result.stderr[:2000])
+        result = run([spaced_binary, "run", "--api", "ze", "--", "true"], expect=2)
+        check("holds a space" in result.stderr, "run --api ze under a space: " + result.stderr)
 
 
 CASES = {name[5:]: function for name, function in globals().items() if name.startswith("case_")}
