@@ -661,6 +661,39 @@ static void set_location(livetrack_frame *f, location where)
     f->column = where.column > 0 ? (unsigned)where.column : 0;
 }
 
+/* The unit holding pc (module-relative `pc - bias`), found by each
+ * unit's own ranges: for a module without .debug_aranges, where
+ * dwfl_module_addrdie finds nothing. clang writes none by default, gcc
+ * does; libdw 0.188 looks no further. O(units), but only for modules
+ * without the table, and each address is symbolized once (cached). */
+static Dwarf_Die *unit_by_ranges(Dwfl_Module *dm, Dwarf_Addr pc, Dwarf_Die *storage, Dwarf_Addr *bias)
+{
+    Dwarf *dwarf = dwfl_module_getdwarf(dm, bias);
+    if (!dwarf)
+        return NULL;
+    Dwarf_CU *cu = NULL;
+    Dwarf_Half version;
+    uint8_t unit_type;
+    while (dwarf_get_units(dwarf, cu, &cu, &version, &unit_type, storage, NULL) == 0)
+        if ((unit_type == DW_UT_compile || unit_type == DW_UT_partial) && dwarf_haspc(storage, pc - *bias) > 0)
+            return storage;
+    return NULL;
+}
+
+/* The source line of pc in `unit` from the unit itself (dwfl_module_getsrc
+ * goes through the same address table as dwfl_module_addrdie). */
+static location unit_line(Dwarf_Die *unit, Dwarf_Addr address)
+{
+    location where = {NULL, 0, 0};
+    Dwarf_Line *line = dwarf_getsrc_die(unit, address);
+    if (line) {
+        where.file = dwarf_linesrc(line, NULL, NULL);
+        dwarf_lineno(line, &where.line);
+        dwarf_linecol(line, &where.column);
+    }
+    return where;
+}
+
 /* Frames for pc from libdw: inlined instances innermost first, then the
  * real function. Returns how many were written to out (at most `cap`,
  * which is >= 1); out[0] is prefilled with the address and module. *
@@ -676,15 +709,21 @@ static size_t describe(module *m, Dwarf_Addr pc, const char *fallback_name, live
 
     Dwarf_Addr bias = 0;
     Dwarf_Die *unit = dm ? dwfl_module_addrdie(dm, pc, &bias) : NULL;
+    Dwarf_Die found_by_ranges;
+    int by_ranges = 0;
+    if (dm && !unit)
+        by_ranges = (unit = unit_by_ranges(dm, pc, &found_by_ranges, &bias)) != NULL;
     /* libdw answers with the nearest unit even for an address in a hole
      * of its ranges, and then with that unit's last line: _start (from
      * crt1.o, no DWARF) sits between main in .text.startup and the rest
      * of main's unit, and was given a line of main's file. Code that no
      * unit covers has no source location. */
     if (unit && dwarf_haspc(unit, pc - bias) != 0) { /* -1, an error: keep libdw's answer */
-        Dwfl_Line *line = dwfl_module_getsrc(dm, pc);
+        Dwfl_Line *line = by_ranges ? NULL : dwfl_module_getsrc(dm, pc);
         if (line)
             where.file = dwfl_lineinfo(line, NULL, &where.line, &where.column, NULL, NULL);
+        else if (by_ranges)
+            where = unit_line(unit, pc - bias);
 
         Dwarf_Die *scopes = NULL;
         int depth = dwarf_getscopes(unit, pc - bias, &scopes);

@@ -195,9 +195,9 @@ static void test_internal(void)
 
 typedef uintptr_t (*plugin_call_fn)(uintptr_t (*capture)(void), int which, unsigned *line);
 
-static plugin_call_fn open_plugin(void **handle)
+static plugin_call_fn open_plugin_at(const char *path, void **handle)
 {
-    *handle = dlopen(LT_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     CHECK(*handle != NULL);
     if (!*handle) {
         fprintf(stderr, "dlopen: %s\n", dlerror());
@@ -208,6 +208,29 @@ static plugin_call_fn open_plugin(void **handle)
     memcpy(&call, &symbol, sizeof call);
     CHECK(call != NULL);
     return call;
+}
+
+static plugin_call_fn open_plugin(void **handle) { return open_plugin_at(LT_TEST_PLUGIN, handle); }
+
+/* A module whose DWARF has no .debug_aranges (clang writes none): its
+ * frames still get their file and line, from the units' own ranges. */
+static void test_plugin_without_aranges(void)
+{
+    void *handle;
+    plugin_call_fn call = open_plugin_at(LT_TEST_PLUGIN_NOARANGES, &handle);
+    if (!call)
+        return;
+    unsigned line = 0;
+    uintptr_t address = call(lt_test_capture, 1, &line);
+    livetrack_frame f[MAX_FRAMES];
+    size_t n = lt_symbolize_address(address, f, MAX_FRAMES);
+    print_frames("plugin without aranges", f, n);
+    CHECK_EQ_INT(n, 1);
+    CHECK(f[0].function && strcmp(f[0].function, "lt_plugin_call") == 0);
+    CHECK(ends_with(f[0].file, "tests/core/test_symbols_plugin.c"));
+    CHECK_EQ_INT(f[0].line, line);
+    CHECK(f[0].column > 0);
+    dlclose(handle);
 }
 
 /* A module loaded after the table was built, registered as internal,
@@ -382,6 +405,7 @@ int main(void)
     test_libc();
     test_internal();
     test_plugin();
+    test_plugin_without_aranges();
     test_garbage();
     test_out_of_memory();
     test_threads();
