@@ -559,7 +559,7 @@ static void sites_section(const plot_data *d, FILE *out)
 
     fputs("<h3>Call stacks</h3>\n", out);
     for (size_t i = 0; i < count; i++) {
-        char label[256], types[256], size[32], frame[1024];
+        char label[256], types[256], size[32];
         report_site_label(list[i], label, sizeof label);
         report_site_types(list[i], types, sizeof types);
         units_bytes((double)json_u64(json_get(list[i], "bytes"), 0), size, sizeof size);
@@ -575,10 +575,11 @@ static void sites_section(const plot_data *d, FILE *out)
         if (!json_count(frames))
             fputs("(no stack: run with --stack-depth above 0)\n", out);
         for (size_t f = 0; f < json_count(frames); f++) {
-            report_frame_text(json_at(frames, f), frame, sizeof frame);
+            char *frame = report_frame_string(json_at(frames, f));
             fprintf(out, "#%-2zu ", f);
             html_text(out, frame);
             fputc('\n', out);
+            free(frame);
         }
         const json_value *keeps = json_get(list[i], "keeps_alive");
         for (size_t k = 0; k < json_count(keeps) && k < 4; k++) {
@@ -664,7 +665,7 @@ static void misuse_section(const plot_data *d, FILE *out)
     if (json_count(misuse)) {
         for (size_t i = 0; i < json_count(misuse); i++) {
             const json_value *event = json_at(misuse, i);
-            char when[32], frame[1024];
+            char when[32];
             units_time_ms(json_num(json_get(event, "time_ms"), 0), when, sizeof when);
             fprintf(out, "<details%s><summary><b>%s</b> &#8212; ", i < 3 ? " open" : "", when);
             html_text(out, json_str(json_get(event, "message"), "(no message)"));
@@ -678,10 +679,11 @@ static void misuse_section(const plot_data *d, FILE *out)
                     continue;
                 fprintf(out, "%s:\n", stacks[s].title);
                 for (size_t f = 0; f < json_count(frames); f++) {
-                    report_frame_text(json_at(frames, f), frame, sizeof frame);
+                    char *frame = report_frame_string(json_at(frames, f));
                     fprintf(out, "  #%-2zu ", f);
                     html_text(out, frame);
                     fputc('\n', out);
+                    free(frame);
                 }
             }
             fputs("</pre></details>\n", out);

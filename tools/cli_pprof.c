@@ -90,10 +90,12 @@ static int64_t intern(builder *b, const char *text)
 
 static uint64_t function_id(builder *b, const char *name, const char *file)
 {
-    char key[2048];
-    snprintf(key, sizeof key, "%s\x1f%s", name, file);
+    size_t size = strlen(name) + strlen(file) + 2;
+    char *key = cli_alloc(size); /* whole: a cut key would merge two functions */
+    snprintf(key, size, "%s\x1f%s", name, file);
     int added;
     uint64_t id = string_map_intern(&b->functions, key, b->function_count + 1, &added);
+    free(key);
     if (added) {
         pb_buffer function = {NULL, 0, 0};
         pb_varint_field(&function, FUNCTION_ID, id);
@@ -132,14 +134,19 @@ static uint64_t mapping_id(builder *b, const char *module, uint64_t address, uin
 
 /* The function name pprof shows for a frame: its symbol, or where it is
  * ("libfoo.so+0x1234") when it has none. */
-static void frame_function(const json_value *frame, char *out, size_t size)
+/* The frame's function name, whole (free() it): names that differ only
+ * past some length must not become one function. */
+static char *frame_function(const json_value *frame)
 {
     const char *function = json_str(json_get(frame, "function"), NULL);
     if (function)
-        snprintf(out, size, "%s", function);
-    else
-        snprintf(out, size, "%s+%s", units_basename(json_str(json_get(frame, "module"), "?")),
-                 json_str(json_get(frame, "offset"), json_str(json_get(frame, "address"), "?")));
+        return cli_strdup(function);
+    const char *module = units_basename(json_str(json_get(frame, "module"), "?"));
+    const char *offset = json_str(json_get(frame, "offset"), json_str(json_get(frame, "address"), "?"));
+    size_t size = strlen(module) + strlen(offset) + 2;
+    char *text = cli_alloc(size);
+    snprintf(text, size, "%s+%s", module, offset);
+    return text;
 }
 
 /* The location of frames[first..last] (the inlined frames and the frame
@@ -148,16 +155,26 @@ static uint64_t location_id(builder *b, const json_value *frames, size_t first, 
 {
     const json_value *outer = json_at(frames, last);
     const char *address_text = json_str(json_get(outer, "address"), "");
-    char key[4096], function[1024];
-    size_t used = (size_t)snprintf(key, sizeof key, "%s", address_text);
-    for (size_t i = first; i <= last && used < sizeof key; i++) {
+    /* The key holds every name whole: cut, two locations could merge. */
+    size_t used = strlen(address_text), capacity = used + 1;
+    char *key = cli_alloc(capacity);
+    memcpy(key, address_text, capacity);
+    for (size_t i = first; i <= last; i++) {
         const json_value *frame = json_at(frames, i);
-        frame_function(frame, function, sizeof function);
-        used += (size_t)snprintf(key + used, sizeof key - used, "\x1f%s\x1f%s\x1f%" PRId64, function,
-                                 json_str(json_get(frame, "file"), ""), json_int(json_get(frame, "line"), 0));
+        char *function = frame_function(frame);
+        const char *file = json_str(json_get(frame, "file"), "");
+        size_t more = strlen(function) + strlen(file) + 3 + 24;
+        if (used + more + 1 > capacity) {
+            capacity = (used + more + 1) * 2;
+            key = cli_realloc(key, capacity, 1);
+        }
+        used += (size_t)snprintf(key + used, capacity - used, "\x1f%s\x1f%s\x1f%" PRId64, function, file,
+                                 json_int(json_get(frame, "line"), 0));
+        free(function);
     }
     int added;
     uint64_t id = string_map_intern(&b->locations, key, b->location_count + 1, &added);
+    free(key);
     if (!added)
         return id;
     b->location_count++;
@@ -173,9 +190,10 @@ static uint64_t location_id(builder *b, const json_value *frames, size_t first, 
         pb_varint_field(&location, LOCATION_ADDRESS, address);
     for (size_t i = first; i <= last; i++) {
         const json_value *frame = json_at(frames, i);
-        frame_function(frame, function, sizeof function);
+        char *function = frame_function(frame);
         pb_reset(&line);
         pb_varint_field(&line, LINE_FUNCTION_ID, function_id(b, function, json_str(json_get(frame, "file"), "")));
+        free(function);
         int64_t number = json_int(json_get(frame, "line"), 0);
         if (number > 0)
             pb_varint_field(&line, LINE_LINE, (uint64_t)number);

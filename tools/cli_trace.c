@@ -70,14 +70,14 @@ static void frames_arg(FILE *out, const json_value *frames)
     size_t count = json_count(frames), used = 0, capacity = 256;
     char *text = cli_alloc(capacity);
     for (size_t i = 0; i < count; i++) {
-        char line[1024];
-        report_frame_text(json_at(frames, i), line, sizeof line);
+        char *line = report_frame_string(json_at(frames, i));
         size_t length = strlen(line);
         if (used + length + 8 > capacity) {
             capacity = (used + length + 8) * 2;
             text = cli_realloc(text, capacity, 1);
         }
         used += (size_t)snprintf(text + used, capacity - used, "%s#%zu %s", i ? "\n" : "", i, line);
+        free(line);
     }
     escape_json(out, text);
     free(text);

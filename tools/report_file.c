@@ -135,7 +135,7 @@ void report_free(report_file *report)
     report->root = NULL;
 }
 
-void report_frame_text(const json_value *frame, char *out, size_t size)
+size_t report_frame_text(const json_value *frame, char *out, size_t size)
 {
     const char *address = json_str(json_get(frame, "address"), NULL);
     const char *function = json_str(json_get(frame, "function"), NULL);
@@ -147,12 +147,12 @@ void report_frame_text(const json_value *frame, char *out, size_t size)
     int inlined = json_bool(json_get(frame, "inlined"), 0);
 
     size_t used = 0;
-#define APPEND(...)                                                                 \
-    do {                                                                            \
-        if (used < size) {                                                          \
-            int wrote_ = snprintf(out + used, size - used, __VA_ARGS__);            \
-            used += wrote_ > 0 ? (size_t)wrote_ : 0;                                \
-        }                                                                           \
+    /* Counts on once out is full, to return the whole length. */
+#define APPEND(...)                                                                              \
+    do {                                                                                         \
+        int wrote_ = used < size ? snprintf(out + used, size - used, __VA_ARGS__)                \
+                                 : snprintf(NULL, 0, __VA_ARGS__);                               \
+        used += wrote_ > 0 ? (size_t)wrote_ : 0;                                                 \
     } while (0)
     if (size)
         out[0] = '\0';
@@ -175,6 +175,15 @@ void report_frame_text(const json_value *frame, char *out, size_t size)
     if (inlined)
         APPEND(" [inlined]");
 #undef APPEND
+    return used;
+}
+
+char *report_frame_string(const json_value *frame)
+{
+    size_t length = report_frame_text(frame, NULL, 0);
+    char *text = cli_alloc(length + 1);
+    report_frame_text(frame, text, length + 1);
+    return text;
 }
 
 void report_print_frames(FILE *out, const json_value *frames, const char *indent)
@@ -185,9 +194,9 @@ void report_print_frames(FILE *out, const json_value *frames, const char *indent
         return;
     }
     for (size_t i = 0; i < count; i++) {
-        char text[1024];
-        report_frame_text(json_at(frames, i), text, sizeof text);
+        char *text = report_frame_string(json_at(frames, i));
         fprintf(out, "%s#%zu %s\n", indent, i, text);
+        free(text);
     }
 }
 

@@ -25,8 +25,12 @@ typedef struct report_file {
 void report_load(const char *path, report_file *out);
 void report_free(report_file *report);
 
-/* One frame as "0x55d0c0de1234 in main /abs/leaky.c:42:5". */
-void report_frame_text(const json_value *frame, char *out, size_t size);
+/* One frame as "0x55d0c0de1234 in main /abs/leaky.c:42:5", cut to fit
+ * `size`; returns the whole text's length (as snprintf does). */
+size_t report_frame_text(const json_value *frame, char *out, size_t size);
+/* The same, whole, in memory of its own (free() it): C++ template names
+ * run to kilobytes, and cut they read alike. */
+char *report_frame_string(const json_value *frame);
 /* "#0 ..." lines, one per frame, each after `indent`; "(no stack)" when
  * there is none. */
 void report_print_frames(FILE *out, const json_value *frames, const char *indent);
