@@ -831,6 +831,14 @@ static void write_svg(plot_data *d, FILE *out)
 /* JSON reports start with '{'; timelines with their header line. A file
  * that cannot be opened ends the command here, with the reason: taken for
  * a CSV it made "two CSV files given" of a mistyped report name. */
+static int ends_with(const char *text, const char *suffix)
+{
+    size_t length = strlen(text), suffix_length = strlen(suffix);
+    return length >= suffix_length && !strcasecmp(text + length - suffix_length, suffix);
+}
+
+/* A report starts with '{'; an empty or cut file named .json is one too
+ * (its reader then says what is wrong with it). */
 static int looks_like_json(const char *path)
 {
     FILE *in = fopen(path, "r");
@@ -840,13 +848,7 @@ static int looks_like_json(const char *path)
     while ((c = fgetc(in)) == ' ' || c == '\n' || c == '\r' || c == '\t')
         ;
     fclose(in);
-    return c == '{';
-}
-
-static int ends_with(const char *text, const char *suffix)
-{
-    size_t length = strlen(text), suffix_length = strlen(suffix);
-    return length >= suffix_length && !strcasecmp(text + length - suffix_length, suffix);
+    return c == '{' || (c != EOF ? 0 : ends_with(path, ".json"));
 }
 
 int cli_plot(int argc, char **argv)

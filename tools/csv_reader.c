@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "csv_reader.h"
@@ -303,6 +304,12 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
 {
     memset(t, 0, sizeof *t);
     FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    struct stat status;
+    if (in && fstat(fileno(in), &status) == 0 && S_ISDIR(status.st_mode)) {
+        fclose(in); /* a directory opens, and reads as an empty file */
+        in = NULL;
+        errno = EISDIR;
+    }
     if (!in) {
         snprintf(error, error_size, "%s", strerror(errno));
         return 0;
@@ -333,6 +340,9 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
         goto done;
     }
     strip_newline(line, (size_t)length);
+    /* A spreadsheet that saved the file may have put a byte-order mark first. */
+    if (!strncmp(line, "\xef\xbb\xbf", 3))
+        memmove(line, line + 3, strlen(line + 3) + 1);
     field_count = split(line, fields);
     for (int c = 0; c < COLUMN_COUNT; c++) {
         index_of[c] = -1;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "json_reader.h"
 
@@ -456,6 +457,12 @@ json_document *json_parse_text(const char *text, size_t length, char *error, siz
 json_document *json_parse_file(const char *path, char *error, size_t error_size)
 {
     FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    struct stat status;
+    if (in && fstat(fileno(in), &status) == 0 && S_ISDIR(status.st_mode)) {
+        fclose(in); /* fopen opens a directory; reading it fails with "read error" */
+        in = NULL;
+        errno = EISDIR;
+    }
     if (!in) {
         snprintf(error, error_size, "%s", strerror(errno));
         return NULL;

@@ -455,6 +455,18 @@ def case_fixtures():
     open(work("bad-row.csv"), "w").write("".join(lines[:5] + ["garbage,row\n"] + lines[5:-1]))
     result = livetrack("plot", work("bad-row.csv"), "-o", work("bad-row.html"), expect=0)
     check("malformed row" in result.stderr, "bad row not reported: " + result.stderr)
+    # Said as it is: a directory, an empty report named .json (not "two
+    # CSV files"), and a timeline saved with a byte-order mark is read.
+    os.makedirs(work("a-directory"), exist_ok=True)
+    for command in (["report", work("a-directory")], ["trace", work("a-directory"), "-o", work("dir.trace.json")]):
+        result = livetrack(*command, expect=2)
+        check("Is a directory" in result.stderr, "%s of a directory: %s" % (command[0], result.stderr))
+    open(work("empty.json"), "w").close()
+    result = livetrack("plot", csv_file, work("empty.json"), "-o", work("empty.html"), expect=2)
+    check("two CSV files" not in result.stderr and "empty.json" in result.stderr,
+          "plot with an empty report: " + result.stderr)
+    open(work("bom.csv"), "w", encoding="utf-8-sig").write(open(csv_file).read())
+    livetrack("trace", work("bom.csv"), "-o", work("bom.trace.json"), expect=0)
     # A stray quote opens a field that never closes: the rows after it are
     # rows still, and only the damaged one is left out.
     header = "seq,time_ms,event,call,api,type,handle,live_objects,live_bytes\n"
