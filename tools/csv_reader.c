@@ -42,7 +42,7 @@ static const struct {
     [COL_D_VM_SIZE] = {"d_vm_size_kb", 0}, [COL_D_VM_RSS] = {"d_vm_rss_kb", 0},
 };
 
-#define MAX_FIELDS 64
+#define MAX_FIELDS 256 /* columns read; a newer writer may add some, found by name */
 
 /* Names repeat on every row: each is stored once, rows keep its index. */
 static uint32_t intern(timeline *t, string_map *names, const char *text)

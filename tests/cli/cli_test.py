@@ -467,6 +467,13 @@ def case_fixtures():
           "plot with an empty report: " + result.stderr)
     open(work("bom.csv"), "w", encoding="utf-8-sig").write(open(csv_file).read())
     livetrack("trace", work("bom.csv"), "-o", work("bom.trace.json"), expect=0)
+    # A newer writer's extra columns, many of them before the known ones
+    extra = ",".join("x%d" % i for i in range(100))
+    wide = [extra + "," + line.rstrip("\n") for line in open(csv_file) if line.endswith("\n")]  # not the cut row
+    wide = [wide[0]] + [",".join(["0"] * 100) + line[len(extra):] for line in wide[1:]]
+    open(work("wide.csv"), "w").write("\n".join(wide) + "\n")
+    result = livetrack("trace", work("wide.csv"), "-o", work("wide.trace.json"), expect=0)
+    check("malformed" not in result.stderr, "a timeline with 100 more columns: " + result.stderr)
     # A stray quote opens a field that never closes: the rows after it are
     # rows still, and only the damaged one is left out.
     header = "seq,time_ms,event,call,api,type,handle,live_objects,live_bytes\n"
