@@ -23,7 +23,7 @@ build_release() {
 if [ "$mode" = --long ]; then
     echo "== livetrack: long tests (label long) =="
     build_release
-    ctest --test-dir build --output-on-failure -L long
+    ctest --test-dir build --output-on-failure -C long -L long
     exit 0
 fi
 if [ "$mode" != all ]; then
