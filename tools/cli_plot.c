@@ -404,11 +404,12 @@ static void summary_cards(const plot_data *d, FILE *out)
     char value[64], detail[160], a[32], b[32];
     fputs("<div class=\"cards\">\n", out);
     if (root) {
-        int64_t leaked = json_int(json_get(summary, "leaked_objects"), 0);
+        int64_t leaked = json_count_int(json_get(summary, "leaked_objects"), 0);
         units_count(leaked, a, sizeof a);
         units_bytes((double)json_u64(json_get(summary, "leaked_bytes"), 0), b, sizeof b);
         snprintf(detail, sizeof detail, "%s; %" PRId64 " kept alive, %" PRId64 " suppressed", b,
-                 json_int(json_get(summary, "kept_alive_objects"), 0), json_int(json_get(summary, "suppressed_objects"), 0));
+                 json_count_int(json_get(summary, "kept_alive_objects"), 0),
+                 json_count_int(json_get(summary, "suppressed_objects"), 0));
         card(out, leaked ? "bad" : "good", "Leaked at exit", a, detail);
         size_t sites = 0;
         const json_value *site_array = json_get(root, "sites");
@@ -416,7 +417,8 @@ static void summary_cards(const plot_data *d, FILE *out)
             sites += !json_bool(json_get(json_at(site_array, i), "suppressed"), 0) &&
                      json_int(json_get(json_at(site_array, i), "objects"), 0) > 0;
         snprintf(value, sizeof value, "%zu", sites);
-        snprintf(detail, sizeof detail, "%" PRId64 " unique stacks recorded", json_int(json_get(summary, "unique_stacks"), 0));
+        snprintf(detail, sizeof detail, "%" PRId64 " unique stacks recorded",
+                 json_count_int(json_get(summary, "unique_stacks"), 0));
         card(out, sites ? "bad" : "good", "Leaking call sites", value, detail);
     }
     if (d->live_bytes.count) {
@@ -429,13 +431,14 @@ static void summary_cards(const plot_data *d, FILE *out)
         snprintf(detail, sizeof detail, "at %s", b);
         card(out, "neutral", "Peak live objects", a, detail);
     }
-    int64_t misuse = root ? json_int(json_get(summary, "misuse_count"), 0) : (int64_t)d->misuse_count;
+    int64_t misuse = root ? json_count_int(json_get(summary, "misuse_count"), 0) : (int64_t)d->misuse_count;
     snprintf(value, sizeof value, "%" PRId64, misuse);
     card(out, misuse ? "bad" : "good", "Misused calls", value, misuse ? "refused or reported, listed below" : "none");
     uint64_t created = 0;
     for (size_t s = 0; s < d->t->series_count; s++)
         created += d->type_totals[s].events[TIMELINE_CREATE];
-    units_count(root ? json_int(json_get(summary, "created_objects"), (int64_t)created) : (int64_t)created, a, sizeof a);
+    units_count(root ? json_count_int(json_get(summary, "created_objects"), (int64_t)created) : (int64_t)created, a,
+                sizeof a);
     units_count((int64_t)d->t->count, b, sizeof b);
     snprintf(detail, sizeof detail, "%s lifecycle events", b);
     card(out, "neutral", "Objects created", a, detail);

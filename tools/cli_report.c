@@ -36,7 +36,8 @@ static void usage(void)
 
 typedef enum { BY_SITE, BY_TYPE, BY_API } grouping;
 
-static int64_t field(const json_value *object, const char *name) { return json_int(json_get(object, name), 0); }
+/* A count; past int64_t (a sum may be) the largest, never "0 leaked". */
+static int64_t field(const json_value *object, const char *name) { return json_count_int(json_get(object, name), 0); }
 /* Sizes are unsigned in the report and may pass 2^63, where json_int gives up. */
 static uint64_t size_field(const json_value *object, const char *name)
 {

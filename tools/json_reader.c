@@ -568,6 +568,13 @@ int64_t json_int(const json_value *value, int64_t fallback)
     return fallback;
 }
 
+int64_t json_count_int(const json_value *value, int64_t fallback)
+{
+    if (value && value->kind == JSON_NUMBER && value->is_unsigned && value->unsigned_integer > INT64_MAX)
+        return INT64_MAX;
+    return json_int(value, fallback);
+}
+
 int json_bool(const json_value *value, int fallback)
 {
     return value && value->kind == JSON_BOOL ? value->boolean : fallback;

@@ -50,6 +50,9 @@ const json_value *json_at(const json_value *array, size_t index);
 const char *json_str(const json_value *value, const char *fallback);
 double json_num(const json_value *value, double fallback);
 int64_t json_int(const json_value *value, int64_t fallback);
+/* A count as int64_t: past its range (a sum may be) the largest, not the
+ * fallback, so that a huge count never reads as none. */
+int64_t json_count_int(const json_value *value, int64_t fallback);
 int json_bool(const json_value *value, int fallback);
 /* A number, or a string holding a number ("0x55d0c0de1234" or "42"), exact
  * up to 2^64 - 1: the core writes byte counts unsigned, so read sizes with it. */

@@ -275,6 +275,13 @@ def case_fixtures():
     out = livetrack("diff", work("empty.json"), work("huge.json"), expect=1).stdout
     check(": %d objects (" % (2 ** 63) in out and "\nnew: %d objects (" % (2 ** 63) in out,
           "diff: the merged huge sites do not total 2^63:\n" + out)
+    # report and plot read the summary's 2^63 as the most they can show, not as none
+    out = livetrack("report", work("huge.json"), expect=0).stdout
+    check("\n  9,223,372,036,854,775,807 leaked objects" in out, "report: a 2^63 count read as: " + out[:300])
+    livetrack("plot", csv_file, work("huge.json"), "-o", work("huge.html"), expect=0)
+    check("Leaked at exit" in open(work("huge.html")).read() and
+          'class="card good"' not in open(work("huge.html")).read().split("Leaked at exit")[0][-200:],
+          "plot: a 2^63 leak count shown as none")
 
     # Call sites off: the sites are kinds of object, named by their types
     # alone, as the exit report groups them.
@@ -461,9 +468,9 @@ def case_fixtures():
     for command in (["report", work("a-directory")], ["trace", work("a-directory"), "-o", work("dir.trace.json")]):
         result = livetrack(*command, expect=2)
         check("Is a directory" in result.stderr, "%s of a directory: %s" % (command[0], result.stderr))
-    open(work("empty.json"), "w").close()
-    result = livetrack("plot", csv_file, work("empty.json"), "-o", work("empty.html"), expect=2)
-    check("two CSV files" not in result.stderr and "empty.json" in result.stderr,
+    open(work("zero-bytes.json"), "w").close()
+    result = livetrack("plot", csv_file, work("zero-bytes.json"), "-o", work("zero-bytes.html"), expect=2)
+    check("two CSV files" not in result.stderr and "zero-bytes.json" in result.stderr,
           "plot with an empty report: " + result.stderr)
     open(work("bom.csv"), "w", encoding="utf-8-sig").write(open(csv_file).read())
     livetrack("trace", work("bom.csv"), "-o", work("bom.trace.json"), expect=0)
