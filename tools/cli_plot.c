@@ -349,7 +349,7 @@ static void calls_charts(plot_data *d, FILE *out)
         char count[32];
         units_count((int64_t)d->calls[i].count, count, sizeof count);
         snprintf(texts[i], sizeof texts[i], "%s", count);
-        snprintf(tips[i], sizeof tips[i], "%s: %s events", d->calls[i].name, count);
+        snprintf(tips[i], sizeof tips[i], "%s: %s event%s", d->calls[i].name, count, d->calls[i].count == 1 ? "" : "s");
         bars[i] = (chart_bar){d->calls[i].name, (double)d->calls[i].count, texts[i], tips[i]};
     }
     fputs("<div class=\"pair\"><div>", out);

@@ -109,13 +109,17 @@ static void watch(watched_file *file, const char *option, const char *path)
         file->modified = info.st_mtim;
 }
 
-static void check_written(const watched_file *file, const char *program)
+/* Whether the file is there and was written since watch(). */
+static int rewritten(const watched_file *file)
 {
     struct stat info;
-    if (!file->path)
-        return;
-    if (stat(file->path, &info) == 0 && (!file->existed || info.st_mtim.tv_sec != file->modified.tv_sec ||
-                                         info.st_mtim.tv_nsec != file->modified.tv_nsec))
+    return stat(file->path, &info) == 0 && (!file->existed || info.st_mtim.tv_sec != file->modified.tv_sec ||
+                                            info.st_mtim.tv_nsec != file->modified.tv_nsec);
+}
+
+static void check_written(const watched_file *file, const char *program)
+{
+    if (!file->path || rewritten(file))
         return;
     cli_warn("note: %s wrote no %s file %s (it may use no tracked API, or may not have exited normally)",
              program, file->option, file->path);
@@ -389,9 +393,11 @@ int cli_run(int argc, char **argv)
     if (no_crash_report)
         set("LIVETRACK_CRASH_REPORT", "0", verbose);
 
-    watched_file json_file = {0}, csv_file = {0}; /* zeroed: gcc -O3 cannot tell modified is set when read */
+    /* zeroed: gcc -O3 cannot tell modified is set when read */
+    watched_file json_file = {0}, csv_file = {0}, output_file = {0};
     watch(&json_file, "JSON", json);
     watch(&csv_file, "CSV", csv);
+    watch(&output_file, "text report", output);
     fflush(NULL);
 
     /* Block the signals we handle until the handlers are in place, so a
@@ -437,6 +443,11 @@ int cli_run(int argc, char **argv)
     }
     check_written(&json_file, program_argv[0]);
     check_written(&csv_file, program_argv[0]);
+    /* No leak, no text report (--report auto): an older file of that name
+     * is not this run's, and would read as if it were. */
+    if (output_file.path && output_file.existed && !rewritten(&output_file))
+        cli_warn("note: %s wrote no text report (nothing leaked); %s is from an earlier run", program_argv[0],
+                 output_file.path);
 done:
     free(json);
     free(csv);

@@ -138,12 +138,21 @@ static void print_summary(FILE *out, const lt_report_model *model)
 {
     char size[32];
     if (model->type_count) {
+        /* The type column fits the longest name (CUmemGenericAllocationHandle
+         * is 28), so the counts stay in one column. */
+        int type_width = 24;
+        for (size_t i = 0; i < model->type_count; i++) {
+            const lt_report_kind *kind = &model->by_type[i];
+            size_t length = strlen(livetrack_type_name((livetrack_domain)kind->domain, kind->type));
+            if (length > (size_t)type_width && length < 200)
+                type_width = (int)length;
+        }
         fputs("\nlivetrack: leaks by type:\n", out);
         for (size_t i = 0; i < model->type_count; i++) {
             const lt_report_kind *kind = &model->by_type[i];
             lt_format_bytes(kind->bytes, size, sizeof size);
-            fprintf(out, "livetrack:   %-10s %-24s %8" PRIu64 " object%-2s %s\n",
-                    livetrack_domain_name((livetrack_domain)kind->domain),
+            fprintf(out, "livetrack:   %-10s %-*s %8" PRIu64 " object%-2s %s\n",
+                    livetrack_domain_name((livetrack_domain)kind->domain), type_width,
                     livetrack_type_name((livetrack_domain)kind->domain, kind->type), kind->objects,
                     plural(kind->objects), size);
         }
@@ -151,8 +160,9 @@ static void print_summary(FILE *out, const lt_report_model *model)
         for (size_t i = 0; i < model->api_count; i++) {
             unsigned d = model->api_order[i];
             lt_format_bytes(model->api_bytes[d], size, sizeof size);
-            fprintf(out, "livetrack:   %-35s %8" PRIu64 " object%-2s %s\n", livetrack_domain_name((livetrack_domain)d),
-                    model->api_objects[d], plural(model->api_objects[d]), size);
+            fprintf(out, "livetrack:   %-*s %8" PRIu64 " object%-2s %s\n", 11 + type_width,
+                    livetrack_domain_name((livetrack_domain)d), model->api_objects[d], plural(model->api_objects[d]),
+                    size);
         }
     }
     if (model->kept_objects)

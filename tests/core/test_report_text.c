@@ -15,8 +15,9 @@
 #include "livetrack/livetrack.h"
 #include "report_test_util.h"
 
-enum { T_CTX, T_BUFFER, T_EVENT, T_PROG, T_KERNEL, T_COUNT };
-static const char *const type_names[T_COUNT] = {"rt_ctx", "rt_buffer", "rt_event", "rt_prog", "rt_kernel"};
+enum { T_CTX, T_BUFFER, T_EVENT, T_PROG, T_KERNEL, T_LONG_NAME, T_COUNT };
+static const char *const type_names[T_COUNT] = {"rt_ctx",  "rt_buffer", "rt_event",
+                                                "rt_prog", "rt_kernel", "rt_a_type_named_at_great_length"};
 
 static int line_buffer, line_event, line_any;
 
@@ -190,6 +191,23 @@ static void test_sites(void)
         line = end ? end + 1 : line + strlen(line);
     }
     free(text);
+
+    /* A type name longer than its column (CUmemGenericAllocationHandle is
+     * 28): the column widens, and the counts stay in one column. */
+    CHECK_EQ_INT(create(0x9990, T_LONG_NAME, 1, 0), LIVETRACK_OK);
+    text = report_text(0, 0, NULL);
+    char long_line[256] = "", short_line[256] = "", api_line[256] = "";
+    CHECK(rt_line_starting(text, "livetrack:   user       rt_a_type", 0, long_line, sizeof long_line));
+    CHECK(rt_line_starting(text, "livetrack:   user       rt_buffer", 0, short_line, sizeof short_line));
+    CHECK(rt_line_starting(text, "livetrack:   user      ", 5, api_line, sizeof api_line)); /* after 5 types */
+    const char *long_count = strstr(long_line, " object"), *short_count = strstr(short_line, " object");
+    const char *api_count = strstr(api_line, " object");
+    CHECK(long_count && short_count && api_count && long_count - long_line == short_count - short_line &&
+          api_count - api_line == short_count - short_line);
+    if (check_failed)
+        fprintf(stderr, "---- the type table:\n%s\n%s\n%s\n", long_line, short_line, api_line);
+    free(text);
+    CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_LONG_NAME, 0x9990, NULL, NULL), LIVETRACK_OK);
 
     /* The same maker called from two lines: two sites (the whole
      * application stack is the site, not only frame #0). */
