@@ -638,6 +638,9 @@ def case_run_status():
     result = livetrack("run", "--output", report, "--", app, "--leak", "2", expect=0, env=armed_env())
     check(os.path.exists(report) and "leak_events" in open(report).read() and "leak_events" not in result.stderr,
           "run --output did not move the report")
+    # a clean run writes none: the older file there is named as such
+    result = livetrack("run", "--output", report, "--", app, "--leak", "0", expect=0, env=armed_env())
+    check("is from an earlier run" in result.stderr, "run --output: a stale report not named:\n" + result.stderr)
     # programs that cannot be started
     check("cannot run" in livetrack("run", "--", "/nonexistent/program", expect=127).stderr, "not found")
     livetrack("run", "--", "/", expect=126)
