@@ -348,7 +348,8 @@ int cli_run(int argc, char **argv)
     /* The preload list may be separated by spaces or colons; prepending
      * with a space keeps either kind readable. */
     if (wanted[FRONT_END_CUDA]) {
-        prepend("LD_PRELOAD", library[FRONT_END_CUDA], ' ', verbose);
+        /* said once, when Level Zero's goes in front of it below */
+        prepend("LD_PRELOAD", library[FRONT_END_CUDA], ' ', verbose && !wanted[FRONT_END_LEVEL_ZERO]);
         const char *injection = getenv("CUDA_INJECTION64_PATH");
         if (!injection || !*injection)
             set("CUDA_INJECTION64_PATH", library[FRONT_END_CUDA], verbose);
