@@ -221,8 +221,12 @@ int cli_diff(int argc, char **argv)
         report_site_label(added[i].site, label, sizeof label);
         merged_types(&added[i], types, sizeof types);
         units_bytes((double)added[i].bytes, size, sizeof size);
-        printf("\nnew: %" PRIu64 " object%s (%s) leaked at %s: %s\n", added[i].objects, plural(added[i].objects),
-               size, label, types);
+        if (json_count(json_get(added[i].site, "frames")))
+            printf("\nnew: %" PRIu64 " object%s (%s) leaked at %s: %s\n", added[i].objects,
+                   plural(added[i].objects), size, label, types);
+        else /* call sites off: the label is the types already */
+            printf("\nnew: %" PRIu64 " object%s (%s) leaked: %s (no stack)\n", added[i].objects,
+                   plural(added[i].objects), size, types);
         report_print_frames(stdout, json_get(added[i].site, "frames"), "    ");
     }
     if (grown) {

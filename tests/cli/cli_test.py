@@ -294,6 +294,13 @@ def case_fixtures():
     check("call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type" in out and
           " call sites" not in out.split("\n")[1] and "leaked at" not in out and "(no stack)" not in out,
           "report of a --stack-depth 0 file:\n" + out)
+    no_stacks_before = dict(no_stacks, sites=[], summary=dict(no_stacks["summary"], leaked_objects=0))
+    with open(work("no_stacks_before.json"), "w") as out:
+        json.dump(no_stacks_before, out)
+    out = livetrack("diff", work("no_stacks_before.json"), work("no_stacks.json"), expect=1).stdout
+    new_lines = [line for line in out.split("\n") if line.startswith("new: ")]
+    check(new_lines and all(line.count("cl_") == 1 and "leaked at" not in line for line in new_lines),
+          "diff of --stack-depth 0 files: the kind said twice:\n" + out)
 
     out = livetrack("report", json_file, expect=0).stdout
     first, second = out.find("leaked at make_buffer (helpers.h:17)"), out.find("leaked at main (leaky.c:42)")
