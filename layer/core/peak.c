@@ -295,12 +295,12 @@ static void copy_set(int only_higher)
     size_t live = 0;
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
         live += lt_shards[i].live;
-    /* Every linked node's stack was interned before the node was linked,
-     * so there are at most lt_stack_count() distinct ids among them, each
-     * of one kind; nodes whose stack could not be interned (out of memory)
-     * share id 0 whatever their kind, so 0 adds up to one site per kind.
-     * Sizing for `live` took 48 MB of zeroed memory at 10^6 objects, for
-     * a thousand sites. */
+    /* Sized for the sites there usually are: every linked node's stack
+     * was interned before the node was linked, so there are at most
+     * lt_stack_count() ids among them, nearly always each of one kind
+     * (livetrack_create_with_stack may pair one with several types, so
+     * the table still grows when it must). Sizing for `live` took 48 MB of
+     * zeroed memory at 10^6 objects, for a thousand sites. */
     size_t sites = lt_stack_count() + LIVETRACK_DOMAIN_COUNT * (LIVETRACK_MAX_TYPES + 1);
     if (sites > live)
         sites = live;
@@ -316,11 +316,12 @@ static void copy_set(int only_higher)
         for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
             if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
                 continue; /* dying */
-            /* Sized for every site there can be: never grows here. */
-            lt_site_count *site = &table[site_slot(table, slots, node->stack, node->domain, node->type)];
-            if (!site->domain) {
-                *site = (lt_site_count){node->stack, node->domain, node->type, 0, 0};
-                taken++;
+            lt_site_count *site = site_of(&table, &slots, &taken, node->stack, node->domain, node->type);
+            if (!site) {
+                lt_registry_unlock_all();
+                lt_free(table);
+                lt_out_of_memory("the peak's live set");
+                return;
             }
             site->objects++;
             site->bytes += node->bytes;
