@@ -27,6 +27,7 @@ int lt_peak_get(lt_peak_info *out);
 
 /* The registry's side: every object that becomes live or dies. */
 void lt_peak_created(uint64_t bytes);
+int lt_peak_pending(void);       /* a new high waits for its set */
 void lt_peak_before_death(void); /* copies the peak set when one is pending;
                                     call it holding no shard lock */
 void lt_peak_died(uint64_t bytes);

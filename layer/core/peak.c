@@ -162,7 +162,10 @@ void lt_peak_created(uint64_t bytes)
     uint64_t objects = count_of(atomic_load_explicit(&live_objects, memory_order_relaxed), local.objects);
     uint64_t total = count_of(atomic_load_explicit(&live_bytes, memory_order_relaxed), local.bytes);
     int candidate = beats_key(total, objects);
-    if (!candidate && local.objects < FLUSH_OBJECTS && local.bytes < FLUSH_BYTES)
+    /* A high in objects that is none in bytes (many small objects after a
+     * big one) is flushed too: max_objects is exact in one thread. */
+    if (!candidate && objects <= atomic_load_explicit(&max_objects, memory_order_relaxed) &&
+        local.objects < FLUSH_OBJECTS && local.bytes < FLUSH_BYTES)
         return;
     flush(&objects, &total);
     raise_to(&max_objects, objects);
@@ -427,6 +430,8 @@ static int update_set(void)
     }
     return updated;
 }
+
+int lt_peak_pending(void) { return atomic_load_explicit(&pending, memory_order_acquire); }
 
 void lt_peak_before_death(void)
 {

@@ -411,7 +411,13 @@ livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle)
     return (livetrack_keeper *)pin_live(domain, handle);
 }
 
-void livetrack_let_go(livetrack_keeper *keeper) { drop_hold((lt_node *)keeper, NULL); }
+void livetrack_let_go(livetrack_keeper *keeper)
+{
+    /* The last hold may free the object: the peak's set first, as before
+     * any death. */
+    lt_peak_before_death();
+    drop_hold((lt_node *)keeper, NULL);
+}
 
 /* ---- public operations ------------------------------------------------- */
 
@@ -470,8 +476,27 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
         return LIVETRACK_NO_MEMORY;
     }
     lt_node *stale = find_linked(shard, hash, domain, object->handle);
-    if (__builtin_expect(stale != NULL, 0))
-        stale_dead = forget_stale(shard, hash, stale, &stale_death, stale_parents);
+    if (__builtin_expect(stale != NULL, 0)) {
+        /* The stale object dies here: a pending peak set is brought up to
+         * date first, as before any death. That takes shard locks, so
+         * this one is let go meanwhile and the handle looked up again. */
+        if (lt_peak_pending()) {
+            give_node(shard, node);
+            lt_spin_unlock(&shard->lock);
+            lt_peak_before_death();
+            lt_spin_lock(&shard->lock);
+            node = take_node(shard);
+            if (!node) {
+                lt_spin_unlock(&shard->lock);
+                bury(parents, object->call);
+                lt_out_of_memory("a registry node");
+                return LIVETRACK_NO_MEMORY;
+            }
+            stale = find_linked(shard, hash, domain, object->handle);
+        }
+        if (stale)
+            stale_dead = forget_stale(shard, hash, stale, &stale_death, stale_parents);
+    }
     node->handle = object->handle;
     node->domain = (uint8_t)domain;
     node->type = (uint8_t)object->type;
@@ -501,8 +526,10 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     if (lt_timeline_on && stale_death.domain)
         lt_timeline_event(LT_EVENT_FREED, object->call, stale_death.domain, stale_death.type, object->handle,
                           stale_death.bytes);
-    if (stale_dead)
+    if (stale_dead) {
+        lt_peak_before_death(); /* the new object may have made a new high */
         bury(stale_parents, object->call);
+    }
     if (lt_timeline_on)
         lt_timeline_event(LT_EVENT_CREATE, object->call, domain, object->type, object->handle, object->bytes);
     return LIVETRACK_OK;

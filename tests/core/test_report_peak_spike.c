@@ -13,6 +13,14 @@
  *                 than the registry remembers), then the spike: the set
  *                 cannot be said cheaply and stays the older one, marked
  *                 approximate, and the report says the real high
+ *   keeper        a new high, then an object dies when a keeper lets it go
+ *                 (no release call): the set is the high's
+ *   stale_handle  a new high, then the driver hands the big object's
+ *                 handle out again (the registry replaces the stale
+ *                 object, a death without a release): the set is the high's
+ *   most_objects  a 1 MiB object alone, then 10 small ones at once: the
+ *                 peak is the big one, and the most objects live at once
+ *                 10 (a high in objects that is none in bytes)
  *   shared_stacks 20 stacks each given to objects of 32 types
  *                 (livetrack_create_with_stack allows it): more sites than
  *                 the copy's table was sized for, which then never found a
@@ -135,6 +143,70 @@ static void wrapped(void)
     CHECK(rt_check_own_json(0, checks));
 }
 
+static void keeper(void)
+{
+    make(T_BASE, 0x1000, 100);
+    make(T_SMALL, 0x2000, 1 << 20);
+    livetrack_keeper *kept = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, 0x2000);
+    CHECK(kept != NULL);
+    free_one(0x2000); /* released, kept alive by the keeper */
+    make(T_BIG, 0x3000, 2 << 20); /* the high: 3 MiB + 100 bytes in 3 objects */
+    livetrack_let_go(kept);       /* the 1 MiB object dies: no release call */
+    make(T_SMALL, 0x4000, 1);
+    free_one(0x4000);
+    char *text = peak_text();
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    expect_line(text, "livetrack: at peak 3.0 MiB live in 3 objects (");
+    CHECK(!strstr(text, "approximate"));
+    expect_line(text, "livetrack: 1 live ps_small (1.0 MiB) created at:");
+    free(text);
+}
+
+static void stale_handle(void)
+{
+    make(T_BASE, 0x1000, 100);
+    make(T_SMALL, 0x4000, 1);
+    free_one(0x4000);              /* a set made */
+    make(T_BIG, 0x2000, 1 << 20);  /* the high: 1 MiB + 100 bytes in 2 objects */
+    make(T_SMALL, 0x2000, 10);     /* the same handle again: the big one ended unseen */
+    make(T_SMALL, 0x5000, 1);
+    free_one(0x5000);
+    char *text = peak_text();
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    expect_line(text, "livetrack: at peak 1.0 MiB live in 2 objects (");
+    CHECK(!strstr(text, "approximate"));
+    expect_line(text, "livetrack: 1 live ps_big (1.0 MiB) created at:");
+    CHECK(!strstr(text, "ps_small"));
+    free(text);
+}
+
+static void most_objects(void)
+{
+    make(T_BIG, 0x1000, 1 << 20);
+    free_one(0x1000);
+    for (uint64_t i = 0; i < 10; i++)
+        make(T_SMALL, 0x2000 + i * 64, 10);
+    for (uint64_t i = 0; i < 10; i++)
+        free_one(0x2000 + i * 64);
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.peak_objects, 10);
+    CHECK_EQ_INT(stats.peak_bytes, 1 << 20);
+    char *text = peak_text();
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    expect_line(text, "livetrack: at peak 1.0 MiB live in 1 object (");
+    expect_line(text, "livetrack: most objects live at once: 10\n");
+    free(text);
+    const char *checks[] = {"r['peak']['max_objects'] == 10 and r['peak']['objects'] == 1", NULL};
+    CHECK(rt_check_own_json(0, checks));
+}
+
 /* Twenty distinct call sites, each returning the stack captured there. */
 #define CAPTURE_AT(n)                                                                                         \
     static __attribute__((noinline)) livetrack_stack_id capture_##n(void)                                      \
@@ -184,7 +256,9 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } cases[] = {
-        {"two_buffers", two_buffers}, {"spike", spike}, {"wrapped", wrapped}, {"shared_stacks", shared_stacks}};
+        {"two_buffers", two_buffers}, {"spike", spike},       {"wrapped", wrapped},
+        {"keeper", keeper},           {"stale_handle", stale_handle}, {"most_objects", most_objects},
+        {"shared_stacks", shared_stacks}};
     if (argc == 2) {
         livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
