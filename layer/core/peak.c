@@ -424,6 +424,7 @@ static int update_set(void)
         lt_free(set_table);
         set_table = NULL;
         set_slots = set_taken = 0;
+        set_objects = set_bytes = 0; /* the report states the set's totals: those of no sites */
         set_current = 0;
         lt_out_of_memory("the peak's live set");
         return 0;
