@@ -23,6 +23,17 @@ static int is_object_count(const json_value *value)
     return value && value->kind == JSON_NUMBER && value->is_integer && value->integer >= 0;
 }
 
+/* A site's kinds, when given: each with counts (pprof makes a sample of
+ * each, and a negative one read as a count of objects). */
+static int types_counted(const json_value *types)
+{
+    for (size_t i = 0; i < json_count(types); i++)
+        if (!is_object_count(json_get(json_at(types, i), "objects")) ||
+            !is_count(json_get(json_at(types, i), "bytes")))
+            return 0;
+    return 1;
+}
+
 /* A time in milliseconds, when given: finite and small enough that a
  * trace's microseconds and pprof's nanoseconds stay finite and in range
  * (1e15 ms is ~31,700 years; the CSV reader takes the same bound). */
@@ -58,9 +69,12 @@ static const char *malformed(const json_value *root, char *why, size_t size)
         const char *field = !site || site->kind != JSON_OBJECT           ? NULL
                             : !is_object_count(json_get(site, "objects")) ? "objects"
                             : !is_count(json_get(site, "bytes"))          ? "bytes"
+                            : !types_counted(json_get(site, "types"))     ? "types"
                                                                           : "";
         if (!field)
             snprintf(why, size, "site %zu is not an object", i + 1);
+        else if (!strcmp(field, "types"))
+            snprintf(why, size, "site %zu: a type's \"objects\" or \"bytes\" is not a count", i + 1);
         else if (*field)
             snprintf(why, size, "site %zu: \"%s\" is missing or not a count", i + 1, field);
         else

@@ -445,6 +445,12 @@ def case_fixtures():
         result = livetrack(*command, expect=2)
         check('objects 1: "time_ms" is not a time' in result.stderr,
               "%s: infinite time taken:\n%s" % (command[0], result.stderr))
+    # A type's count below zero is damage (pprof made a negative sample of it)
+    negative = json.loads(text)
+    negative["sites"][0]["types"][0]["objects"] = -5
+    open(work("negative-type.json"), "w").write(json.dumps(negative))
+    result = livetrack("pprof", work("negative-type.json"), "-o", work("negative-type.pb"), expect=2)
+    check("a type's \"objects\" or \"bytes\" is not a count" in result.stderr, "negative type count: " + result.stderr)
     # C++ template names run to kilobytes and may differ only at the end:
     # cut, two sites printed alike and pprof merged their functions.
     long_names = json.loads(text)
