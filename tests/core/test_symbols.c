@@ -212,6 +212,20 @@ static plugin_call_fn open_plugin_at(const char *path, void **handle)
 
 static plugin_call_fn open_plugin(void **handle) { return open_plugin_at(LT_TEST_PLUGIN, handle); }
 
+/* `address` is the plugin's call at `line`, one frame in its module. */
+static void expect_plugin_frame(const char *what, uintptr_t address, unsigned line)
+{
+    livetrack_frame f[MAX_FRAMES];
+    size_t n = lt_symbolize_address(address, f, MAX_FRAMES);
+    print_frames(what, f, n);
+    CHECK_EQ_INT(n, 1);
+    CHECK(f[0].function && strcmp(f[0].function, "lt_plugin_call") == 0);
+    CHECK(ends_with(f[0].file, "tests/core/test_symbols_plugin.c"));
+    CHECK_EQ_INT(f[0].line, line);
+    CHECK(f[0].column > 0);
+    CHECK(f[0].module && strstr(f[0].module, "test_symbols_plugin"));
+}
+
 /* A module whose DWARF has no .debug_aranges (clang writes none): its
  * frames still get their file and line, from the units' own ranges. */
 static void test_plugin_without_aranges(void)
@@ -222,14 +236,7 @@ static void test_plugin_without_aranges(void)
         return;
     unsigned line = 0;
     uintptr_t address = call(lt_test_capture, 1, &line);
-    livetrack_frame f[MAX_FRAMES];
-    size_t n = lt_symbolize_address(address, f, MAX_FRAMES);
-    print_frames("plugin without aranges", f, n);
-    CHECK_EQ_INT(n, 1);
-    CHECK(f[0].function && strcmp(f[0].function, "lt_plugin_call") == 0);
-    CHECK(ends_with(f[0].file, "tests/core/test_symbols_plugin.c"));
-    CHECK_EQ_INT(f[0].line, line);
-    CHECK(f[0].column > 0);
+    expect_plugin_frame("plugin without aranges", address, line);
     dlclose(handle);
 }
 
@@ -245,14 +252,7 @@ static void test_plugin(void)
     uintptr_t a = call(lt_test_capture, 0, &line_a);
     uintptr_t b = call(lt_test_capture, 1, &line_b);
 
-    livetrack_frame f[MAX_FRAMES];
-    size_t n = lt_symbolize_address(a, f, MAX_FRAMES);
-    print_frames("plugin", f, n);
-    CHECK_EQ_INT(n, 1);
-    CHECK(f[0].function && strcmp(f[0].function, "lt_plugin_call") == 0);
-    CHECK(ends_with(f[0].file, "tests/core/test_symbols_plugin.c"));
-    CHECK_EQ_INT(f[0].line, line_a);
-    CHECK(f[0].module && strstr(f[0].module, "test_symbols_plugin"));
+    expect_plugin_frame("plugin", a, line_a);
 
     CHECK_EQ_INT(lt_address_is_internal(a), 0);
     livetrack_add_internal_module((const void *)a);
@@ -262,12 +262,7 @@ static void test_plugin(void)
 
     dlclose(handle);
     /* b is looked up for the first time after the module is gone. */
-    n = lt_symbolize_address(b, f, MAX_FRAMES);
-    print_frames("unloaded plugin", f, n);
-    CHECK_EQ_INT(n, 1);
-    CHECK(f[0].module && strstr(f[0].module, "test_symbols_plugin"));
-    CHECK(f[0].function && strcmp(f[0].function, "lt_plugin_call") == 0);
-    CHECK_EQ_INT(f[0].line, line_b);
+    expect_plugin_frame("unloaded plugin", b, line_b);
     CHECK_EQ_INT(lt_address_is_internal(b), 1);
 
     /* Loaded again: still internal (by name), still symbolized. */
@@ -277,8 +272,7 @@ static void test_plugin(void)
     unsigned line_c = 0;
     uintptr_t c = call(lt_test_capture, 0, &line_c);
     CHECK_EQ_INT(lt_address_is_internal(c), 1);
-    n = lt_symbolize_address(c, f, MAX_FRAMES);
-    CHECK(n == 1 && f[0].line == line_c && f[0].function && strcmp(f[0].function, "lt_plugin_call") == 0);
+    expect_plugin_frame("plugin loaded again", c, line_c);
     dlclose(handle);
 }
 
