@@ -80,8 +80,8 @@ static inline char **tc_make_env(const char *const *set, const char *const *unse
  * which the names in `unset` (and, unless keep_livetrack, every
  * LIVETRACK_* variable) are removed; its stdout and stderr are captured.
  * Returns 0 when it ran; child->status is its exit code, or 128 + signal. */
-static inline int tc_run(char *const argv[], const char *const *set, const char *const *unset, int keep_livetrack,
-                         tc_child *child)
+static inline int tc_run_once(char *const argv[], const char *const *set, const char *const *unset,
+                              int keep_livetrack, tc_child *child)
 {
     memset(child, 0, sizeof *child);
     int out_pipe[2], err_pipe[2];
@@ -144,6 +144,24 @@ static inline int tc_run(char *const argv[], const char *const *set, const char 
         ;
     child->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return 0;
+}
+
+/* Runs the child; once more when LeakSanitizer's own tracer crashed in it
+ * (a known intermittent failure of LSan's stop-the-world at exit,
+ * google/sanitizers#1353: "Tracer caught signal 11 ... LeakSanitizer has
+ * encountered a fatal error"), which says nothing of the program. Leaks
+ * LSan finds ("detected memory leaks") are never retried. */
+static inline int tc_run(char *const argv[], const char *const *set, const char *const *unset, int keep_livetrack,
+                         tc_child *child)
+{
+    int rc = tc_run_once(argv, set, unset, keep_livetrack, child);
+    if (rc == 0 && child->err && strstr(child->err, "LeakSanitizer has encountered a fatal error")) {
+        fprintf(stderr, "note: LeakSanitizer's tracer crashed in %s (a sanitizer flake); running it again\n",
+                argv[0]);
+        tc_child_free(child);
+        rc = tc_run_once(argv, set, unset, keep_livetrack, child);
+    }
+    return rc;
 }
 
 static inline void tc_child_dump(const char *what, const tc_child *child)
