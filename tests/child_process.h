@@ -21,6 +21,7 @@ typedef struct tc_child {
     size_t out_size, err_size;
     int status;      /* exit code, or 128 + signal */
     pid_t pid;
+    int runs;        /* 2 when tc_run ran it again (see there) */
 } tc_child;
 
 static inline void tc_append(char **text, size_t *size, const char *data, size_t length)
@@ -160,7 +161,10 @@ static inline int tc_run(char *const argv[], const char *const *set, const char 
                 argv[0]);
         tc_child_free(child);
         rc = tc_run_once(argv, set, unset, keep_livetrack, child);
+        child->runs = 2;
+        return rc;
     }
+    child->runs = 1;
     return rc;
 }
 

@@ -223,8 +223,9 @@ static void compare_one(char *spec, const char *report_dir)
     CHECK_EQ_INT(ct_run(argv, set_with, clear, &with), 0);
     CHECK_EQ_INT(ct_run(argv, preloaded ? set_without : NULL, clear_and_no_layer, &without), 0);
     CHECK_EQ_INT(with.status, without.status);
-    /* The layer was loaded: its exit report is there (and only there). */
-    CHECK_EQ_INT(count_and_remove_files(report_dir), 1);
+    /* The layer was loaded: its exit report is there (and only there),
+     * one per run (a run LeakSanitizer crashed in was made twice). */
+    CHECK_EQ_INT(count_and_remove_files(report_dir), with.runs);
     /* No misuse, nothing else from livetrack on stderr. */
     CHECK_EQ_INT(ct_count_lines_with_prefix(with.err, "livetrack:"), 0);
 
