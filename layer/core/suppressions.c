@@ -183,8 +183,8 @@ static const char *without_clone_suffix(const char *name, char *out, size_t size
         return NULL;
     const char *cut = NULL;
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        const char *at = strstr(name, suffixes[i]);
-        if (at && at > name && (!cut || at < cut))
+        const char *at = name[0] ? strstr(name + 1, suffixes[i]) : NULL; /* a name is never all suffix */
+        if (at && (!cut || at < cut))
             cut = at;
     }
     if (!cut || (size_t)(cut - name) >= size)
