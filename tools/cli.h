@@ -44,6 +44,13 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *cli_alloc(size_t size);
 void *cli_realloc(void *old, size_t count, size_t size);
 char *cli_strdup(const char *text);
+/* Text that grows as pieces are added (text is NUL-terminated once one
+ * was; free() it). */
+typedef struct text_buffer {
+    char *text;
+    size_t used, capacity;
+} text_buffer;
+void text_buffer_add(text_buffer *buffer, const char *piece);
 /* a + b, or UINT64_MAX when that does not fit: totals of counts read from
  * a report, where each may be near 2^63, must not wrap. */
 uint64_t cli_add_saturated(uint64_t a, uint64_t b);

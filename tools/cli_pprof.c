@@ -156,25 +156,22 @@ static uint64_t location_id(builder *b, const json_value *frames, size_t first, 
     const json_value *outer = json_at(frames, last);
     const char *address_text = json_str(json_get(outer, "address"), "");
     /* The key holds every name whole: cut, two locations could merge. */
-    size_t used = strlen(address_text), capacity = used + 1;
-    char *key = cli_alloc(capacity);
-    memcpy(key, address_text, capacity);
+    text_buffer key = {NULL, 0, 0};
+    text_buffer_add(&key, address_text);
     for (size_t i = first; i <= last; i++) {
         const json_value *frame = json_at(frames, i);
-        char *function = frame_function(frame);
-        const char *file = json_str(json_get(frame, "file"), "");
-        size_t more = strlen(function) + strlen(file) + 3 + 24;
-        if (used + more + 1 > capacity) {
-            capacity = (used + more + 1) * 2;
-            key = cli_realloc(key, capacity, 1);
-        }
-        used += (size_t)snprintf(key + used, capacity - used, "\x1f%s\x1f%s\x1f%" PRId64, function, file,
-                                 json_int(json_get(frame, "line"), 0));
+        char *function = frame_function(frame), line_text[32];
+        snprintf(line_text, sizeof line_text, "\x1f%" PRId64, json_int(json_get(frame, "line"), 0));
+        text_buffer_add(&key, "\x1f");
+        text_buffer_add(&key, function);
+        text_buffer_add(&key, "\x1f");
+        text_buffer_add(&key, json_str(json_get(frame, "file"), ""));
+        text_buffer_add(&key, line_text);
         free(function);
     }
     int added;
-    uint64_t id = string_map_intern(&b->locations, key, b->location_count + 1, &added);
-    free(key);
+    uint64_t id = string_map_intern(&b->locations, key.text, b->location_count + 1, &added);
+    free(key.text);
     if (!added)
         return id;
     b->location_count++;

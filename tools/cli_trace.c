@@ -67,20 +67,17 @@ static void counter_unsigned(writer *w, const char *name, double time_ms, const 
 /* The frames of a stack as one string, a line each, for the event's args. */
 static void frames_arg(FILE *out, const json_value *frames)
 {
-    size_t count = json_count(frames), used = 0, capacity = 256;
-    char *text = cli_alloc(capacity);
-    for (size_t i = 0; i < count; i++) {
-        char *line = report_frame_string(json_at(frames, i));
-        size_t length = strlen(line);
-        if (used + length + 8 > capacity) {
-            capacity = (used + length + 8) * 2;
-            text = cli_realloc(text, capacity, 1);
-        }
-        used += (size_t)snprintf(text + used, capacity - used, "%s#%zu %s", i ? "\n" : "", i, line);
+    text_buffer text = {NULL, 0, 0};
+    text_buffer_add(&text, "");
+    for (size_t i = 0; i < json_count(frames); i++) {
+        char number[32], *line = report_frame_string(json_at(frames, i));
+        snprintf(number, sizeof number, "%s#%zu ", i ? "\n" : "", i);
+        text_buffer_add(&text, number);
+        text_buffer_add(&text, line);
         free(line);
     }
-    escape_json(out, text);
-    free(text);
+    escape_json(out, text.text);
+    free(text.text);
 }
 
 /* site id -> site; ids are small and dense in practice. */

@@ -63,6 +63,17 @@ void *cli_realloc(void *old, size_t count, size_t size)
 
 uint64_t cli_add_saturated(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
+void text_buffer_add(text_buffer *buffer, const char *piece)
+{
+    size_t length = strlen(piece);
+    if (buffer->used + length + 1 > buffer->capacity) {
+        buffer->capacity = (buffer->used + length + 1) * 2;
+        buffer->text = cli_realloc(buffer->text, buffer->capacity, 1);
+    }
+    memcpy(buffer->text + buffer->used, piece, length + 1);
+    buffer->used += length;
+}
+
 char *cli_strdup(const char *text)
 {
     size_t length = strlen(text);

@@ -251,26 +251,10 @@ void report_site_types(const json_value *site, char *out, size_t size)
     }
 }
 
-typedef struct text_buffer {
-    char *text;
-    size_t used, capacity;
-} text_buffer;
-
-static void buffer_add(text_buffer *buffer, const char *piece)
-{
-    size_t length = strlen(piece);
-    if (buffer->used + length + 1 > buffer->capacity) {
-        buffer->capacity = (buffer->used + length + 1) * 2;
-        buffer->text = cli_realloc(buffer->text, buffer->capacity, 1);
-    }
-    memcpy(buffer->text + buffer->used, piece, length + 1);
-    buffer->used += length;
-}
-
 char *report_site_key(const json_value *site, int ignore_lines)
 {
     text_buffer key = {NULL, 0, 0};
-    buffer_add(&key, "");
+    text_buffer_add(&key, "");
     const json_value *frames = json_get(site, "frames");
     char piece[64];
     for (size_t i = 0; i < json_count(frames); i++) {
@@ -278,30 +262,30 @@ char *report_site_key(const json_value *site, int ignore_lines)
         const char *function = json_str(json_get(frame, "function"), NULL);
         const char *file = json_str(json_get(frame, "file"), NULL);
         if (function || file) {
-            buffer_add(&key, function ? function : "??");
-            buffer_add(&key, "|");
-            buffer_add(&key, file ? file : "");
+            text_buffer_add(&key, function ? function : "??");
+            text_buffer_add(&key, "|");
+            text_buffer_add(&key, file ? file : "");
             if (!ignore_lines) {
                 snprintf(piece, sizeof piece, "|%" PRId64, json_int(json_get(frame, "line"), 0));
-                buffer_add(&key, piece);
+                text_buffer_add(&key, piece);
             }
         } else {
             /* No symbol: the module and the offset in it are still the
              * same from one run of the same binary to the next. */
-            buffer_add(&key, units_basename(json_str(json_get(frame, "module"), "?")));
-            buffer_add(&key, "+");
-            buffer_add(&key, json_str(json_get(frame, "offset"), "?"));
+            text_buffer_add(&key, units_basename(json_str(json_get(frame, "module"), "?")));
+            text_buffer_add(&key, "+");
+            text_buffer_add(&key, json_str(json_get(frame, "offset"), "?"));
         }
-        buffer_add(&key, "\n");
+        text_buffer_add(&key, "\n");
     }
     if (!json_count(frames)) {
         const json_value *types = json_get(site, "types");
-        buffer_add(&key, "(no stack)");
+        text_buffer_add(&key, "(no stack)");
         for (size_t i = 0; i < json_count(types); i++) {
-            buffer_add(&key, " ");
-            buffer_add(&key, json_str(json_get(json_at(types, i), "api"), "?"));
-            buffer_add(&key, "/");
-            buffer_add(&key, json_str(json_get(json_at(types, i), "type"), "?"));
+            text_buffer_add(&key, " ");
+            text_buffer_add(&key, json_str(json_get(json_at(types, i), "api"), "?"));
+            text_buffer_add(&key, "/");
+            text_buffer_add(&key, json_str(json_get(json_at(types, i), "type"), "?"));
         }
     }
     return key.text;
