@@ -8,6 +8,7 @@
  * rows, not with text.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,53 +226,29 @@ static int has_nul(const char *line, size_t length) { return memchr(line, '\0', 
 /* Room the rows and series have: they grow by doubling. */
 typedef struct growth {
     size_t rows_capacity, series_capacity;
-    /* series by api and type: index + 1 in open addressing (0: empty),
-     * so a file of many types is not read in quadratic time */
-    uint32_t *series_slots;
-    size_t series_mask;
+    /* "api:type" (string indices) -> series index, so a file of many
+     * types is not read in quadratic time */
+    string_map series_index;
 } growth;
 
-static size_t series_slot(const growth *g, uint32_t api, uint32_t type)
+/* The series of api and type, appended when it is new. */
+static size_t series_of(timeline *t, growth *g, uint32_t api, uint32_t type)
 {
-    uint64_t key = (uint64_t)api << 32 | type;
-    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & g->series_mask;
-}
-
-/* The series of api and type, or t->series_count when it is new. */
-static size_t series_of(const timeline *t, const growth *g, uint32_t api, uint32_t type)
-{
-    if (!g->series_slots)
-        return t->series_count;
-    for (size_t i = series_slot(g, api, type);; i = (i + 1) & g->series_mask) {
-        uint32_t at = g->series_slots[i];
-        if (!at)
-            return t->series_count;
-        if (t->series[at - 1].api == api && t->series[at - 1].type == type)
-            return at - 1;
+    char key[32];
+    snprintf(key, sizeof key, "%" PRIu32 ":%" PRIu32, api, type);
+    int added;
+    size_t s = (size_t)string_map_intern(&g->series_index, key, t->series_count, &added);
+    if (!added)
+        return s;
+    if (t->series_count == g->series_capacity) {
+        g->series_capacity = g->series_capacity ? g->series_capacity * 2 : 16;
+        t->series = cli_realloc(t->series, g->series_capacity, sizeof *t->series);
     }
-}
-
-/* Index series s (just added), growing the slots to stay half empty. */
-static void remember_series(const timeline *t, growth *g, size_t s)
-{
-    if (t->series_count * 2 > (g->series_slots ? g->series_mask + 1 : 0)) {
-        size_t slots = g->series_slots ? (g->series_mask + 1) * 2 : 64;
-        free(g->series_slots);
-        g->series_slots = cli_alloc(slots * sizeof *g->series_slots);
-        memset(g->series_slots, 0, slots * sizeof *g->series_slots);
-        g->series_mask = slots - 1;
-        for (size_t k = 0; k < t->series_count; k++) {
-            size_t i = series_slot(g, t->series[k].api, t->series[k].type);
-            while (g->series_slots[i])
-                i = (i + 1) & g->series_mask;
-            g->series_slots[i] = (uint32_t)k + 1;
-        }
-        return; /* s was among them */
-    }
-    size_t i = series_slot(g, t->series[s].api, t->series[s].type);
-    while (g->series_slots[i])
-        i = (i + 1) & g->series_mask;
-    g->series_slots[i] = (uint32_t)s + 1;
+    memset(&t->series[s], 0, sizeof t->series[s]);
+    t->series[s].api = api;
+    t->series[s].type = type;
+    t->series_count++;
+    return s;
 }
 
 /* Parses one row (a line, with its newline) into `t`: 1 when it was
@@ -314,17 +291,6 @@ static int take_row(timeline *t, string_map *table, char *line, size_t length, c
     row.type = intern(t, table, text[COL_TYPE]);
 
     size_t s = series_of(t, g, row.api, row.type);
-    if (s == t->series_count) {
-        if (t->series_count == g->series_capacity) {
-            g->series_capacity = g->series_capacity ? g->series_capacity * 2 : 16;
-            t->series = cli_realloc(t->series, g->series_capacity, sizeof *t->series);
-        }
-        memset(&t->series[s], 0, sizeof t->series[s]);
-        t->series[s].api = row.api;
-        t->series[s].type = row.type;
-        t->series_count++;
-        remember_series(t, g, s);
-    }
     row.series = (uint32_t)s;
     t->series[s].rows++;
     t->series[s].last = row.type_live;
@@ -367,7 +333,7 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
 
     char *line = NULL, *piece = NULL;
     size_t capacity = 0, piece_capacity = 0;
-    growth growth = {0, 0, NULL, 0};
+    growth growth = {0, 0, {0, 0, NULL}};
     int index_of[COLUMN_COUNT];
     char *fields[MAX_FIELDS];
     int ok = 1, field_count = 0;
@@ -452,7 +418,7 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
 done:
     free(line);
     free(piece);
-    free(growth.series_slots);
+    string_map_free(&growth.series_index);
     string_map_free(&table);
     if (in != stdin)
         fclose(in);

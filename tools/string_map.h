@@ -1,6 +1,6 @@
 /*
  * A map from strings to numbers (open addressing, FNV-1a), for interning
- * names: the CSV reader's call/api/type names, the pprof writer's string
+ * names: the CSV reader's call/api/type names and series, the pprof writer's string
  * table, functions, locations and mappings.
  */
 #ifndef LIVETRACK_STRING_MAP_H
