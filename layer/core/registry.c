@@ -469,12 +469,8 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
 
     lt_spin_lock(&shard->lock);
     lt_node *node = buckets_ready(shard) ? take_node(shard) : NULL;
-    if (!node) {
-        lt_spin_unlock(&shard->lock);
-        bury(parents, object->call);
-        lt_out_of_memory("a registry node");
-        return LIVETRACK_NO_MEMORY;
-    }
+    if (!node)
+        goto no_node;
     lt_node *stale = find_linked(shard, hash, domain, object->handle);
     if (__builtin_expect(stale != NULL, 0)) {
         /* The stale object dies here: a pending peak set is brought up to
@@ -486,12 +482,8 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
             lt_peak_before_death();
             lt_spin_lock(&shard->lock);
             node = take_node(shard);
-            if (!node) {
-                lt_spin_unlock(&shard->lock);
-                bury(parents, object->call);
-                lt_out_of_memory("a registry node");
-                return LIVETRACK_NO_MEMORY;
-            }
+            if (!node)
+                goto no_node;
             stale = find_linked(shard, hash, domain, object->handle);
         }
         if (stale)
@@ -533,6 +525,12 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     if (lt_timeline_on)
         lt_timeline_event(LT_EVENT_CREATE, object->call, domain, object->type, object->handle, object->bytes);
     return LIVETRACK_OK;
+
+no_node: /* the shard's lock is held; the parents' holds are given back */
+    lt_spin_unlock(&shard->lock);
+    bury(parents, object->call);
+    lt_out_of_memory("a registry node");
+    return LIVETRACK_NO_MEMORY;
 }
 
 livetrack_status livetrack_create(const livetrack_new_object *object)
