@@ -328,15 +328,15 @@ int cli_run(int argc, char **argv)
         const char *splits = kind == FRONT_END_OPENCL ? ":" : ": ";
         if (!wanted[kind] || !strpbrk(library[kind], splits))
             continue;
+        const char *separator = strchr(library[kind], ':') ? "colon" : "space";
+        const char *list = kind == FRONT_END_OPENCL ? "OPENCL_LAYERS" : "LD_PRELOAD";
         if (explicit_api)
-            cli_fail("cannot load the %s front end %s: its path holds a %s, where %s splits its list; install "
+            cli_fail("cannot load the %s front end: the path of %s holds a %s, where %s splits its list; install "
                      "livetrack where the path has none",
-                     front_ends[kind].title, library[kind], strchr(library[kind], ':') ? "colon" : "space",
-                     kind == FRONT_END_OPENCL ? "OPENCL_LAYERS" : "LD_PRELOAD");
+                     front_ends[kind].title, library[kind], separator, list);
         cli_warn("not tracking %s: the path of %s holds a %s, where %s splits its list (install livetrack where "
                  "the path has none)",
-                 front_ends[kind].title, library[kind], strchr(library[kind], ':') ? "colon" : "space",
-                 kind == FRONT_END_OPENCL ? "OPENCL_LAYERS" : "LD_PRELOAD");
+                 front_ends[kind].title, library[kind], separator, list);
         wanted[kind] = 0;
         armed--;
     }
