@@ -66,6 +66,7 @@ typedef struct lt_settings {
     int peak_report;         /* LIVETRACK_PEAK_REPORT */
     int crash_report;        /* LIVETRACK_CRASH_REPORT */
     int quiet_absent_api;    /* LIVETRACK_QUIET_ABSENT_API */
+    const char *run_log;     /* LIVETRACK_RUN_LOG, NULL: none */
 } lt_settings;
 
 /* The settings, read from the environment the first time anyone asks and
@@ -78,6 +79,16 @@ static inline const lt_settings *lt_get_settings(void)
     const lt_settings *settings = atomic_load_explicit(&lt_settings_ready, memory_order_acquire);
     return settings ? settings : lt_load_settings();
 }
+
+/* ---- the run log (run_log.c): a process's verdict for livetrack run ---- */
+typedef struct lt_run_verdict {
+    uint64_t leaked_objects, leaked_bytes, misuse;
+    int signal;                 /* the fatal signal of a crash report, 0 at exit */
+    const char *text_path;      /* the text report's file, NULL: none or stderr */
+    const char *json_path;      /* the JSON report's file, NULL: none */
+} lt_run_verdict;
+/* Appends the verdict to LIVETRACK_RUN_LOG, when that is set. */
+void lt_run_log_append(const lt_run_verdict *verdict);
 
 /* ---- snapshots (snapshot.c) ---- */
 /* For a walk in creation order (oldest first: from the last index down),

@@ -14,6 +14,7 @@
  *   LIVETRACK_JSON          also the JSON document, whatever leaked
  *   LIVETRACK_EXIT_CODE     when unsuppressed leaks remain, end the process
  *                           with this status, as LeakSanitizer's exitcode
+ *   LIVETRACK_RUN_LOG       append this process's verdict (run_log.c)
  * Each of these acts on its own: EXIT_REPORT=off silences the text only.
  * A process that recorded nothing (no object, no misuse) writes none.
  */
@@ -79,7 +80,7 @@ __attribute__((destructor)) static void exit_report(void)
 {
     const lt_settings *settings = lt_get_settings();
     int text = settings->exit_report != LT_EXIT_REPORT_OFF;
-    if (!text && !settings->json && !settings->exit_code)
+    if (!text && !settings->json && !settings->exit_code && !settings->run_log)
         return;
     /* livetrack run preloads the core into every process of the tree.
      * A shell wrapper that ran the program, exits after it and recorded
@@ -95,6 +96,8 @@ __attribute__((destructor)) static void exit_report(void)
 
     /* Leaks not known (out of memory for the snapshot) are said too. */
     int some_leaks = lt_report_model_leaks_to_count(&model) != 0;
+    /* The files written, for the run log: %p expanded */
+    static char text_written[sizeof ((report_file *)0)->path], json_written[sizeof text_written];
     if (text && (some_leaks || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
         report_file out = {NULL, NULL, ""};
         if (settings->output)
@@ -104,17 +107,24 @@ __attribute__((destructor)) static void exit_report(void)
             lt_report_write_text(file, &model, flags);
         else
             lt_report_write_peak_text(file, &model);
-        if (out.file)
+        if (out.file) {
             close_output(&out, "report");
+            memcpy(text_written, out.path, sizeof text_written);
+        }
     }
     if (settings->json) {
         report_file out = open_output(settings->json, "JSON report", 0);
         if (out.file) {
             lt_report_write_json(out.file, &model, flags);
             close_output(&out, "JSON report");
+            memcpy(json_written, out.path, sizeof json_written);
         }
     }
     uint64_t leaked = lt_report_model_leaks_to_count(&model);
+    lt_run_verdict verdict = {leaked, model.snapshot ? model.leaked_bytes : model.stats.live_bytes,
+                              model.stats.misuse, 0, text_written[0] ? text_written : NULL,
+                              json_written[0] ? json_written : NULL};
+    lt_run_log_append(&verdict);
     lt_report_model_free(&model);
     if (settings->exit_code && leaked) {
         /* As LeakSanitizer does: everything is written, then the status

@@ -187,8 +187,11 @@ static void write_crash_report(int signal_number, const char *name)
     /* As at exit: a process that recorded nothing replaces no file. */
     int recorded = lt_process_recorded_anything();
     int always = settings->exit_report == LT_EXIT_REPORT_ALWAYS && recorded;
+    static char text_written[sizeof path];
     if (settings->exit_report != LT_EXIT_REPORT_OFF && (stats.live_objects || always)) {
         FILE *out = open_crash_output(settings->output, path, sizeof path);
+        if (out)
+            memcpy(text_written, path, sizeof path);
         snprintf(line, sizeof line, "livetrack: pid %ld got %s; the leak report as of the crash is %s%s\n",
                  (long)getpid(), name, out ? "in " : "below", out ? path : "");
         say(line);
@@ -199,9 +202,17 @@ static void write_crash_report(int signal_number, const char *name)
             fflush(stderr);
     }
     FILE *json = recorded ? open_crash_output(settings->json, path, sizeof path) : NULL;
+    int json_written = json != NULL;
     if (json) {
         livetrack_write_report(json, LIVETRACK_FORMAT_JSON, settings->peak_report ? LIVETRACK_REPORT_PEAK : 0, 0);
         fclose(json);
+    }
+    /* A crash's verdict counts what was live when it came (the run says
+     * so): whether the program would have released it is not known. */
+    if (recorded) {
+        lt_run_verdict verdict = {stats.live_objects, stats.live_bytes, stats.misuse, signal_number,
+                                  text_written[0] ? text_written : NULL, json_written ? path : NULL};
+        lt_run_log_append(&verdict);
     }
     alarm(0);
 }

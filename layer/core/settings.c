@@ -59,6 +59,10 @@ static const setting setting_table[] = {
     {"LIVETRACK_QUIET_ABSENT_API", SETTING_BOOL, "0", NULL, offsetof(lt_settings, quiet_absent_api),
      "1 (set by livetrack run when --api is not given): a front end finding no driver for its API says nothing", 0,
      0},
+    {"LIVETRACK_RUN_LOG", SETTING_STRING, NULL, NULL, offsetof(lt_settings, run_log),
+     "(set by livetrack run) an existing file to which each process that recorded anything appends one line: its "
+     "leaks, misused calls and report files",
+     0, 0},
 };
 
 static lt_settings current;

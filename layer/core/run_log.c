@@ -1,0 +1,63 @@
+/*
+ * The run log: one line per tracked process, for `livetrack run`.
+ *
+ * livetrack run preloads livetrack into every process of the program's
+ * tree, and each process writes its own report at exit. When a script
+ * runs several tracked programs, the run needs every process's verdict,
+ * not only the last one's file or the script's exit status, which may
+ * drop a failed command's. LIVETRACK_RUN_LOG names a file (livetrack run
+ * makes a private one) to which each process that recorded anything
+ * appends, at exit or crash, one line of tab-separated fields:
+ *
+ *   pid  leaked objects  leaked bytes  misused calls  signal (0: exit)
+ *   program name  text report file  JSON file  ("" when not written
+ *   to a file)
+ *
+ * One write() with O_APPEND per line: the kernel keeps the lines of
+ * concurrent processes whole in a local file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_internal.h"
+
+/* Copies `text` into `out` with tabs and line breaks, which would split
+ * the line, made '?'; returns the length written (at most size - 1). */
+static size_t copy_field(char *out, size_t size, const char *text)
+{
+    size_t length = 0;
+    for (; text && text[length] && length + 1 < size; length++)
+        out[length] = (text[length] == '\t' || text[length] == '\n' || text[length] == '\r') ? '?' : text[length];
+    out[length] = '\0';
+    return length;
+}
+
+void lt_run_log_append(const lt_run_verdict *verdict)
+{
+    const char *path = lt_get_settings()->run_log;
+    if (!path)
+        return;
+    /* static: written once per process, at exit or in the crash handler
+     * (on the crash stack, which has no room for it) */
+    static char line[3 * 4096 + 256], program[256], text_path[4096], json_path[4096];
+    copy_field(program, sizeof program, program_invocation_short_name);
+    copy_field(text_path, sizeof text_path, verdict->text_path);
+    copy_field(json_path, sizeof json_path, verdict->json_path);
+    int length = snprintf(line, sizeof line, "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\n",
+                          (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
+                          verdict->signal, program, text_path, json_path);
+    if (length <= 0 || (size_t)length >= sizeof line)
+        return; /* cannot happen: every field is bounded above */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) {
+        lt_diag("cannot add this process's verdict to the run log \"%s\": %s", path, strerror(errno));
+        return;
+    }
+    if (write(fd, line, (size_t)length) != length)
+        lt_diag("writing this process's verdict to the run log \"%s\" failed", path);
+    close(fd);
+}
