@@ -7,7 +7,8 @@
  * CUDA_INJECTION64_PATH, which the CUDA driver honours for programs that
  * reach it without the preload), and LIVETRACK_* for the settings. The
  * leak report itself is printed by the core library inside the program
- * when it exits, so this process only waits.
+ * when it exits, so this process waits, then reads the run log to which
+ * every tracked process of the tree added its verdict (run_log.c).
  *
  * It forks rather than execs in place so that it can tell why a program
  * did not start, say when no report was written, and turn a death by
@@ -27,6 +28,7 @@
 
 #include "cli.h"
 #include "front_ends.h"
+#include "run_log.h"
 
 #define EXIT_CANNOT_START 125
 #define EXIT_NOT_EXECUTABLE 126
@@ -85,7 +87,11 @@ static void usage(void)
            "OpenCL: the layer is put before the layers already in OPENCL_LAYERS. Level Zero and\n"
            "CUDA: the front end is put first in LD_PRELOAD.\n"
            "\n"
-           "Exit status: PROGRAM's; with --fail-on-leak, N when leaks remain; 2 for bad arguments;\n"
+           "Every tracked process PROGRAM runs adds its verdict to a run log livetrack makes and\n"
+           "names in LIVETRACK_RUN_LOG; when there were several, livetrack lists what each left.\n"
+           "\n"
+           "Exit status: PROGRAM's; with --fail-on-leak, N when leaks remain in any of those\n"
+           "processes; 2 for bad arguments;\n"
            "126 when PROGRAM cannot be executed, 127 when it is not found, 125 when livetrack\n"
            "cannot start it for another reason.\n",
            used ? installed : "none found");
@@ -175,6 +181,15 @@ static char *absolute_path(const char *path)
 }
 
 static volatile sig_atomic_t child_pid;
+
+/* The run log's path while it exists; removed however livetrack ends. */
+static char *run_log_path;
+
+static void remove_run_log(void)
+{
+    if (run_log_path)
+        unlink(run_log_path);
+}
 
 static void forward_signal(int signal_number)
 {
@@ -394,6 +409,19 @@ int cli_run(int argc, char **argv)
     if (no_crash_report)
         set("LIVETRACK_CRASH_REPORT", "0", verbose);
 
+    /* Every tracked process of the tree adds its verdict to the run log.
+     * Without one (no writable TMPDIR) the run goes on as before: the
+     * program's status and the files the last process wrote. */
+    run_log_path = run_log_create();
+    if (run_log_path) {
+        atexit(remove_run_log);
+        set("LIVETRACK_RUN_LOG", run_log_path, verbose);
+    } else {
+        cli_warn("note: cannot make a run log in $TMPDIR (%s); only the program's status says whether it leaked",
+                 strerror(errno));
+        unsetenv("LIVETRACK_RUN_LOG");
+    }
+
     /* zeroed: gcc -O3 cannot tell modified is set when read */
     watched_file json_file = {0}, csv_file = {0}, output_file = {0};
     watch(&json_file, "JSON", json);
@@ -441,6 +469,17 @@ int cli_run(int argc, char **argv)
             cli_warn("%s was ended by signal %d (%s)", program_argv[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
     } else {
         exit_status = EXIT_CANNOT_START;
+    }
+    if (run_log_path) {
+        run_verdicts verdicts = run_log_read(run_log_path);
+        size_t leaking = run_log_summarize(&verdicts);
+        /* A process whose status said "leaks" may have had it dropped by
+         * the script that ran it; a death by signal stays the news. */
+        const char *leak_status = getenv("LIVETRACK_EXIT_CODE"); /* --fail-on-leak's, or the caller's */
+        long code = leak_status ? strtol(leak_status, NULL, 10) : 0;
+        if (leaking && code >= 1 && code <= 255 && !WIFSIGNALED(status))
+            exit_status = (int)code;
+        run_verdicts_free(&verdicts);
     }
     check_written(&json_file, program_argv[0]);
     check_written(&csv_file, program_argv[0]);

@@ -14,11 +14,16 @@
  *                   forgets the fill's event every 40 steps (a timeline
  *                   worth plotting: docs/report.png comes from it)
  *   --exit N        exit with status N
- *   --signal N      end by raising signal N
+ *   --signal N      end by raising signal N (default action: no crash report)
+ *   --crash         end by a real SIGSEGV (a store to address 16). Not
+ *                   raise() or abort(): pocl's LLVM puts its own handler
+ *                   before livetrack's, and a signal sent, not faulted, is
+ *                   not seen again once that handler returns
  *
  * The helpers are noinline so each leak has a call site of its own.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +110,18 @@ __attribute__((noinline)) static void pipeline(cl_context context, cl_device_id 
     check(clReleaseCommandQueue(queue), "clReleaseCommandQueue");
 }
 
+static volatile int zero;
+
+/* A fault the compiler cannot see coming, left to the hardware by UBSan. */
+__attribute__((no_sanitize("undefined"), noinline)) static void fault(void)
+{
+    volatile int *nowhere = (volatile int *)(uintptr_t)(zero + 16);
+    *nowhere = 1;
+}
+
 int main(int argc, char **argv)
 {
-    int leaks = 2, extra = 0, do_misuse = 0, orphan = 0, exit_status = 0, signal_number = 0;
+    int leaks = 2, extra = 0, do_misuse = 0, orphan = 0, exit_status = 0, signal_number = 0, crash = 0;
     long churn_count = 0, pipeline_steps = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--leak") && i + 1 < argc)
@@ -126,6 +140,8 @@ int main(int argc, char **argv)
             exit_status = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--signal") && i + 1 < argc)
             signal_number = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--crash"))
+            crash = 1;
         else {
             fprintf(stderr, "cli_app: unknown argument %s\n", argv[i]);
             return 98;
@@ -160,5 +176,7 @@ int main(int argc, char **argv)
         signal(signal_number, SIG_DFL);
         raise(signal_number);
     }
+    if (crash)
+        fault();
     return exit_status;
 }

@@ -733,6 +733,58 @@ def case_run_status():
     livetrack("run", app, "--exit", "6", expect=6)
 
 
+def case_run_tree():
+    """livetrack run over a script that runs several tracked programs."""
+    app = args.app
+    tmpdir = work("tmp")
+    os.makedirs(tmpdir, exist_ok=True)
+    env = dict(armed_env(), TMPDIR=tmpdir)
+    shared = work("tree.json")
+    if os.path.exists(shared):
+        os.remove(shared)
+    # the leaking program's status (7) is dropped by the script: the run still fails
+    script = '"$0" --leak 2 2>/dev/null; "$0" --leak 0; exit 0'
+    result = livetrack("run", "--fail-on-leak=7", "--json", shared, "--", "/bin/sh", "-c", script, app,
+                       expect=7, env=env)
+    lines = result.stderr.splitlines()
+    summary = [line for line in lines if "processes tracked objects" in line]
+    check(summary and summary[0].endswith("2 processes tracked objects: 1 leaked"),
+          "run of a tree: no summary of its processes:\n" + result.stderr)
+    verdicts = [line for line in lines if re.match(r"  pid \d+ \(cli_app\): ", line)]
+    check(len(verdicts) == 2 and "2 leaked objects" in verdicts[0] and "since replaced by pid" in verdicts[0]
+          and "no leaks" in verdicts[1] and verdicts[1].endswith("JSON in " + shared),
+          "run of a tree: the processes' verdicts:\n" + result.stderr)
+    check(any(re.search(r"2 processes wrote %s; it holds pid \d+'s JSON only" % re.escape(shared), line)
+              for line in lines), "run of a tree: the replaced JSON not pointed out:\n" + result.stderr)
+    # without --fail-on-leak the status stays the program's; LIVETRACK_EXIT_CODE set by
+    # the caller counts as --fail-on-leak does
+    livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
+    livetrack("run", "--", "/bin/sh", "-c", script, app, expect=9, env=dict(env, LIVETRACK_EXIT_CODE="9"))
+    # one file per process with %p: nothing replaced, each named
+    result = livetrack("run", "--json", work("tree.%p.json"), "--", "/bin/sh", "-c", script, app, expect=0,
+                       env=env)
+    named = re.findall(r"JSON in (\S+)$", result.stderr, re.M)
+    check(len(named) == 2 and all(os.path.exists(path) for path in named) and named[0] != named[1] and
+          "processes wrote" not in result.stderr, "run of a tree with %%p: %r\n%s" % (named, result.stderr))
+    # a crash in the tree is named as such; what it had live is not a leak
+    crash = '"$0" --leak 3 --crash 2>/dev/null; "$0" --leak 0; exit 0'
+    result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", crash, app, expect=0,
+                       env=dict(env, ASAN_OPTIONS="handle_segv=0:detect_leaks=0:verify_asan_link_order=0"))
+    check("2 processes tracked objects: 0 leaked, 1 crashed" in result.stderr and
+          re.search(r"\(cli_app\): crashed \(Segmentation fault\) with \d+ objects live", result.stderr),
+          "run of a tree with a crash:\n" + result.stderr)
+    # one process: no summary, the report says it all
+    result = livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=env)
+    check("processes tracked objects" not in result.stderr, "run of one process: a summary:\n" + result.stderr)
+    # the log is private to the run and gone after it
+    check(not os.listdir(tmpdir), "run: left %r in TMPDIR" % os.listdir(tmpdir))
+    # no run log (TMPDIR unusable): said once, and the run goes on as before
+    result = livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0,
+                       env=dict(env, TMPDIR=work("no-such-directory")))
+    check("cannot make a run log" in result.stderr and "processes tracked objects" not in result.stderr,
+          "run without a run log:\n" + result.stderr)
+
+
 def run_sample(name, *extra):
     json_path, csv_path = work(name + ".json"), work(name + ".csv")
     for path in (json_path, csv_path):

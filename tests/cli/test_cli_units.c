@@ -12,6 +12,7 @@
 #include "csv_reader.h"
 #include "escape.h"
 #include "json_reader.h"
+#include "run_log.h"
 #include "series.h"
 #include "string_map.h"
 
@@ -344,6 +345,33 @@ static void test_buckets(void)
     series_free(&s);
 }
 
+/* The run log's reader keeps whole verdicts and counts the rest: a line
+ * cut short (no newline), a field missing, a number that is not one. */
+static void test_run_log(void)
+{
+    const char *path = write_file("cli_units_run.log", "12\t3\t4096\t1\t0\tapp\t\t/r/12.json\n"
+                                                       "13\t0\t0\t0\t11\tcrasher\t/r/t.txt\t\n"
+                                                       "14\t1\t0\t0\t0\tapp\t\n"
+                                                       "x5\t1\t0\t0\t0\tapp\t\t\n"
+                                                       "15\t-1\t0\t0\t0\tapp\t\t\n"
+                                                       "16\t1\t0\t0\t999\tapp\t\t\n"
+                                                       "17\t1\t0\t0\t0\tcut\t\t");
+    run_verdicts verdicts = run_log_read(path);
+    CHECK(verdicts.count == 2 && verdicts.malformed == 5);
+    if (verdicts.count == 2) {
+        CHECK(verdicts.items[0].pid == 12 && verdicts.items[0].leaked_objects == 3 &&
+              verdicts.items[0].leaked_bytes == 4096 && verdicts.items[0].misuse == 1 && !verdicts.items[0].signal);
+        CHECK(!strcmp(verdicts.items[0].json_path, "/r/12.json") && !strcmp(verdicts.items[0].text_path, ""));
+        CHECK(verdicts.items[1].signal == 11 && !strcmp(verdicts.items[1].program, "crasher") &&
+              !strcmp(verdicts.items[1].text_path, "/r/t.txt"));
+    }
+    /* Exited with leaks: pid 12 only (a crash's live objects are not leaks). */
+    CHECK(run_log_summarize(&verdicts) == 1);
+    run_verdicts_free(&verdicts);
+    run_verdicts missing = run_log_read("/nonexistent/run.log");
+    CHECK(missing.count == 0 && missing.items == NULL);
+}
+
 int main(void)
 {
     test_json();
@@ -353,5 +381,6 @@ int main(void)
     test_units();
     test_string_map();
     test_buckets();
+    test_run_log();
     return check_summary("test_cli_units");
 }

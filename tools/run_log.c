@@ -1,0 +1,205 @@
+/*
+ * Reading livetrack run's log of verdicts, one line per tracked process
+ * (format: layer/core/run_log.c), and saying what it shows.
+ *
+ * Without it, a run of a script that starts several tracked programs
+ * shows only the files the last one wrote and the script's own status:
+ * a leaking program whose status the script dropped would pass.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "run_log.h"
+
+char *run_log_create(void)
+{
+    const char *directory = getenv("TMPDIR");
+    if (!directory || !*directory)
+        directory = "/tmp";
+    size_t size = strlen(directory) + 32;
+    char *path = cli_alloc(size);
+    snprintf(path, size, "%s/livetrack-run.XXXXXX", directory);
+    int fd = mkstemp(path); /* mode 0600: the paths in it are nobody else's business */
+    if (fd < 0) {
+        int error = errno;
+        free(path);
+        errno = error;
+        return NULL;
+    }
+    close(fd);
+    return path;
+}
+
+/* Splits `line` at tabs into at most `max` fields; returns the count. */
+static size_t split_tabs(char *line, char **fields, size_t max)
+{
+    size_t count = 0;
+    for (char *at = line; count < max;) {
+        fields[count++] = at;
+        at = strchr(at, '\t');
+        if (!at)
+            break;
+        *at++ = '\0';
+    }
+    return count;
+}
+
+static int parse_number(const char *text, uint64_t *out)
+{
+    if (*text < '0' || *text > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long value = strtoull(text, &end, 10);
+    *out = value;
+    return !errno && !*end;
+}
+
+run_verdicts run_log_read(const char *path)
+{
+    run_verdicts verdicts = {NULL, 0, 0};
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return verdicts;
+    char *line = NULL;
+    size_t capacity = 0, allocated = 0;
+    ssize_t length;
+    while ((length = getline(&line, &capacity, in)) > 0) {
+        if (line[length - 1] != '\n') { /* cut short: a process ended mid-write */
+            verdicts.malformed++;
+            continue;
+        }
+        line[length - 1] = '\0';
+        char *fields[9];
+        uint64_t pid, signal_number;
+        run_verdict v;
+        memset(&v, 0, sizeof v);
+        if (split_tabs(line, fields, 9) != 8 || !parse_number(fields[0], &pid) ||
+            !parse_number(fields[1], &v.leaked_objects) || !parse_number(fields[2], &v.leaked_bytes) ||
+            !parse_number(fields[3], &v.misuse) || !parse_number(fields[4], &signal_number) || pid > LONG_MAX ||
+            signal_number >= 128) {
+            verdicts.malformed++;
+            continue;
+        }
+        v.pid = (long)pid;
+        v.signal = (int)signal_number;
+        v.program = cli_strdup(fields[5]);
+        v.text_path = cli_strdup(fields[6]);
+        v.json_path = cli_strdup(fields[7]);
+        if (verdicts.count == allocated) {
+            allocated = allocated ? allocated * 2 : 8;
+            verdicts.items = cli_realloc(verdicts.items, allocated, sizeof *verdicts.items);
+        }
+        verdicts.items[verdicts.count++] = v;
+    }
+    free(line);
+    fclose(in);
+    return verdicts;
+}
+
+void run_verdicts_free(run_verdicts *verdicts)
+{
+    for (size_t i = 0; i < verdicts->count; i++) {
+        free(verdicts->items[i].program);
+        free(verdicts->items[i].text_path);
+        free(verdicts->items[i].json_path);
+    }
+    free(verdicts->items);
+    memset(verdicts, 0, sizeof *verdicts);
+}
+
+/* The last process (index) that wrote `path` of the kind chosen by
+ * `json`, and how many did; path "" counts none. */
+static size_t writers_of(const run_verdicts *verdicts, const char *path, int json, size_t *last)
+{
+    size_t count = 0;
+    for (size_t i = 0; *path && i < verdicts->count; i++) {
+        const run_verdict *v = &verdicts->items[i];
+        if (!strcmp(json ? v->json_path : v->text_path, path)) {
+            count++;
+            *last = i;
+        }
+    }
+    return count;
+}
+
+/* "; JSON in F" or "; JSON in F (replaced by pid N's)" */
+static void say_file(const run_verdicts *verdicts, size_t index, int json, char *out, size_t size)
+{
+    const run_verdict *v = &verdicts->items[index];
+    const char *path = json ? v->json_path : v->text_path;
+    size_t last = index;
+    if (!*path || size == 0) {
+        if (size)
+            out[0] = '\0';
+        return;
+    }
+    writers_of(verdicts, path, json, &last);
+    if (last == index)
+        snprintf(out, size, "; %s in %s", json ? "JSON" : "report", path);
+    else
+        snprintf(out, size, "; %s in %s, since replaced by pid %ld's", json ? "JSON" : "report", path,
+                 verdicts->items[last].pid);
+}
+
+size_t run_log_summarize(const run_verdicts *verdicts)
+{
+    size_t leaking = 0, crashed = 0;
+    for (size_t i = 0; i < verdicts->count; i++) {
+        if (verdicts->items[i].signal)
+            crashed++;
+        else if (verdicts->items[i].leaked_objects)
+            leaking++;
+    }
+    if (verdicts->count < 2)
+        return leaking;
+    char crashes[48] = "";
+    if (crashed)
+        snprintf(crashes, sizeof crashes, ", %zu crashed", crashed);
+    cli_warn("%zu processes tracked objects: %zu leaked%s", verdicts->count, leaking, crashes);
+    for (size_t i = 0; i < verdicts->count; i++) {
+        const run_verdict *v = &verdicts->items[i];
+        char what[160], misuse[64] = "", text_file[4200], json_file[4200];
+        char bytes[32];
+        units_bytes((double)v->leaked_bytes, bytes, sizeof bytes);
+        if (v->signal)
+            snprintf(what, sizeof what, "crashed (%s) with %" PRIu64 " object%s live", strsignal(v->signal),
+                     v->leaked_objects, v->leaked_objects == 1 ? "" : "s");
+        else if (v->leaked_objects)
+            snprintf(what, sizeof what, "%" PRIu64 " leaked object%s%s%s", v->leaked_objects,
+                     v->leaked_objects == 1 ? "" : "s", v->leaked_bytes ? ", " : "", v->leaked_bytes ? bytes : "");
+        else
+            snprintf(what, sizeof what, "no leaks");
+        if (v->misuse)
+            snprintf(misuse, sizeof misuse, ", %" PRIu64 " misused call%s", v->misuse, v->misuse == 1 ? "" : "s");
+        say_file(verdicts, i, 0, text_file, sizeof text_file);
+        say_file(verdicts, i, 1, json_file, sizeof json_file);
+        fprintf(stderr, "  pid %ld (%s): %s%s%s%s\n", v->pid, v->program, what, misuse, text_file, json_file);
+    }
+    /* One line per file that several processes wrote: only the last
+     * one's report is in it. */
+    for (int json = 0; json <= 1; json++) {
+        for (size_t i = 0; i < verdicts->count; i++) {
+            const char *path = json ? verdicts->items[i].json_path : verdicts->items[i].text_path;
+            size_t first = i, last = i;
+            if (!*path)
+                continue;
+            size_t writers = writers_of(verdicts, path, json, &last);
+            for (size_t k = 0; k < i; k++)
+                if (!strcmp(json ? verdicts->items[k].json_path : verdicts->items[k].text_path, path))
+                    first = k;
+            if (writers > 1 && first == i)
+                cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep "
+                         "each process's)",
+                         writers, path, verdicts->items[last].pid, json ? "JSON" : "report");
+        }
+    }
+    return leaking;
+}

@@ -1,0 +1,35 @@
+/*
+ * livetrack run's log of the verdicts of every tracked process of the
+ * program's tree (the core library writes them: layer/core/run_log.c).
+ */
+#ifndef LIVETRACK_RUN_LOG_H
+#define LIVETRACK_RUN_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct run_verdict {
+    long pid;
+    uint64_t leaked_objects, leaked_bytes, misuse;
+    int signal;                        /* the crash's signal, 0: exited */
+    char *program, *text_path, *json_path; /* "" when none */
+} run_verdict;
+
+typedef struct run_verdicts {
+    run_verdict *items;
+    size_t count;
+    size_t malformed;                  /* lines that were not verdicts */
+} run_verdicts;
+
+/* Makes an empty private log file and returns its path (to free), or
+ * NULL with errno set. */
+char *run_log_create(void);
+/* The verdicts in the log, in the order the processes ended. */
+run_verdicts run_log_read(const char *path);
+void run_verdicts_free(run_verdicts *verdicts);
+/* Says on stderr what each process left when there was more than one, and
+ * which report files a later process replaced. Returns the number of
+ * processes that exited with leaks. */
+size_t run_log_summarize(const run_verdicts *verdicts);
+
+#endif
