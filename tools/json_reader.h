@@ -16,19 +16,28 @@
 typedef enum json_kind { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_kind;
 
 typedef struct json_value json_value;
+/* Only the members of the value's kind mean anything: the others share
+ * their storage. 32 bytes a value (88 with a member each made a 200 MB
+ * report of 10^6 objects take 1.7 GB to read). */
 struct json_value {
     json_kind kind;
-    int boolean;
-    int is_integer;     /* JSON_NUMBER written without fraction or exponent, fits int64 */
-    int64_t integer;    /* exact value when is_integer */
-    int is_unsigned;    /* JSON_NUMBER written as digits alone that fit uint64 (byte counts reach 2^64 - 1) */
-    uint64_t unsigned_integer; /* exact value when is_unsigned */
-    double number;
-    const char *string; /* JSON_STRING, NUL-terminated (and `length` long) */
-    size_t length;
-    size_t count;       /* JSON_ARRAY / JSON_OBJECT: items */
-    json_value *items;  /* values, in document order */
-    const char **keys;  /* JSON_OBJECT: the key of each item */
+    unsigned char boolean;     /* JSON_BOOL */
+    unsigned char is_integer;  /* JSON_NUMBER written without fraction or exponent, fits int64 */
+    unsigned char is_unsigned; /* JSON_NUMBER written as digits alone that fit uint64 (byte counts reach 2^64 - 1) */
+    union {
+        int64_t integer;           /* JSON_NUMBER: exact value when is_integer */
+        uint64_t unsigned_integer; /* JSON_NUMBER: exact value when is_unsigned (the same bits when both are) */
+        size_t length;             /* JSON_STRING */
+        size_t count;              /* JSON_ARRAY / JSON_OBJECT: items */
+    };
+    union {
+        double number;     /* JSON_NUMBER */
+        const char **keys; /* JSON_OBJECT: the key of each item */
+    };
+    union {
+        const char *string; /* JSON_STRING, NUL-terminated (and `length` long) */
+        json_value *items;  /* JSON_ARRAY / JSON_OBJECT: values, in document order */
+    };
 };
 
 typedef struct json_document json_document;

@@ -102,6 +102,49 @@ static void test_json(void)
     free(large);
 }
 
+/* Object keys seen before are shared, not stored again: an escaped key,
+ * a long one, and more distinct keys than are remembered must all still
+ * be found, in every object. Values of each kind keep their own fields
+ * though they share storage. */
+static void test_json_keys(void)
+{
+    char error[256];
+    size_t keys = 1500, size = 64 + 2 * keys * 32 + 512, used = 0;
+    char *text = malloc(size);
+    static const char long_key[] = "a_key_longer_than_the_sixty_four_bytes_that_are_remembered_at_most_0123";
+    used += (size_t)sprintf(text + used, "[");
+    for (int copy = 0; copy < 2; copy++) {
+        used += (size_t)sprintf(text + used, "%s{\"a\\u0062\": %d, \"ab\": \"s%d\", \"%s\": [%d]", copy ? "," : "",
+                                copy, copy, long_key, copy);
+        for (size_t k = 0; k < keys; k++)
+            used += (size_t)sprintf(text + used, ", \"k%zu\": %zu", k, k * 2 + (size_t)copy);
+        used += (size_t)sprintf(text + used, "}");
+    }
+    sprintf(text + used, "]");
+    json_document *doc = parse(text, error);
+    CHECK(doc != NULL);
+    for (size_t copy = 0; doc && copy < 2; copy++) {
+        const json_value *object = json_at(json_root(doc), copy);
+        char expected[8];
+        snprintf(expected, sizeof expected, "s%zu", copy);
+        /* "a\u0062" is "ab": the later member wins */
+        CHECK(!strcmp(json_str(json_get(object, "ab"), ""), expected));
+        CHECK_EQ_INT(json_count(json_get(object, "ab")), 0);
+        CHECK_EQ_INT(json_int(json_at(json_get(object, long_key), 0), -1), copy);
+        CHECK_EQ_INT(json_count(object), keys + 3);
+        int all = 1;
+        for (size_t k = 0; k < keys; k++) {
+            char key[32];
+            snprintf(key, sizeof key, "k%zu", k);
+            all &= json_int(json_get(object, key), -1) == (int64_t)(k * 2 + copy);
+        }
+        CHECK(all);
+    }
+    json_free(doc);
+    free(text);
+    CHECK(sizeof(json_value) <= 32);
+}
+
 /* The core writes sizes unsigned: 2^63 and above must read exactly, not
  * as 0 or as a malformed row. */
 static void test_huge_sizes(void)
@@ -375,6 +418,7 @@ static void test_run_log(void)
 int main(void)
 {
     test_json();
+    test_json_keys();
     test_csv();
     test_huge_sizes();
     test_escape_xml();
