@@ -155,11 +155,15 @@ static int parse_count(const char *text, uint64_t *out)
  * and "inf", which would reach the trace as "ts":nan, not JSON. */
 #define LARGEST_TIME_MS 1e15 /* about 31,700 years */
 
+/* Milliseconds since the process started: livetrack never writes a
+ * negative one, and a trace would show it as a negative duration. */
 static int parse_time(const char *text, double *out)
 {
     char *end;
     *out = strtod(text, &end);
-    return *text && !*end && isfinite(*out) && fabs(*out) <= LARGEST_TIME_MS;
+    if (*out == 0)
+        *out = 0; /* "-0.000": plain zero */
+    return *text && !*end && isfinite(*out) && *out >= 0 && *out <= LARGEST_TIME_MS;
 }
 
 static int event_of(const char *text)

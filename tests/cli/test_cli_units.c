@@ -250,10 +250,12 @@ static void test_csv(void)
                                              "2,inf,create,OpenCL,cl_mem,2,128\n"
                                              "3,-inf,create,OpenCL,cl_mem,3,192\n"
                                              "4,1e308,create,OpenCL,cl_mem,4,256\n"
-                                             "5,2.5,create,OpenCL,cl_mem,5,320\n");
+                                             "5,2.5,create,OpenCL,cl_mem,5,320\n"
+                                             "6,-1.5,create,OpenCL,cl_mem,6,384\n"
+                                             "7,-0.000,create,OpenCL,cl_mem,7,448\n");
     CHECK(timeline_read(path, &t, error, sizeof error));
-    CHECK_EQ_INT(t.count, 1);
-    CHECK_EQ_INT(t.skipped, 4);
+    CHECK_EQ_INT(t.count, 2);
+    CHECK_EQ_INT(t.skipped, 5);
     timeline_free(&t);
 
     path = write_file("cli_units_huge.csv", "seq,time_ms,event,api,type,bytes,live_objects,live_bytes\n"
