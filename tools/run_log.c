@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "run_log.h"
+#include "string_map.h"
 
 char *run_log_create(void)
 {
@@ -115,38 +116,94 @@ void run_verdicts_free(run_verdicts *verdicts)
     memset(verdicts, 0, sizeof *verdicts);
 }
 
-/* The last process (index) that wrote `path` of the kind chosen by
- * `json`, and how many did; path "" counts none. */
-static size_t writers_of(const run_verdicts *verdicts, const char *path, int json, size_t *last)
+/* Processes listed one by one at most; the others are counted. */
+#define LISTED_CLEAN_MAX 10 /* all of them, when there are no more than this */
+#define LISTED_NOTABLE_MAX 50 /* with leaks, misuse or a crash */
+
+/* The report files the processes wrote: per file, how many processes
+ * wrote it and the last one, so that each listing is O(1) per process
+ * (a test runner may start thousands). */
+typedef struct file_writers {
+    string_map ids; /* 'T' or 'J' + path -> index into the arrays */
+    size_t count, capacity;
+    size_t *writers, *last;
+    const char **paths;
+    char *kinds;
+} file_writers;
+
+static size_t file_id(file_writers *files, char kind, const char *path, int *added)
 {
-    size_t count = 0;
-    for (size_t i = 0; *path && i < verdicts->count; i++) {
-        const run_verdict *v = &verdicts->items[i];
-        if (!strcmp(json ? v->json_path : v->text_path, path)) {
-            count++;
-            *last = i;
+    size_t size = strlen(path) + 2;
+    char *key = cli_alloc(size);
+    snprintf(key, size, "%c%s", kind, path);
+    size_t id = (size_t)string_map_intern(&files->ids, key, files->count, added);
+    free(key);
+    if (*added) {
+        if (files->count == files->capacity) {
+            files->capacity = files->capacity ? files->capacity * 2 : 16;
+            files->writers = cli_realloc(files->writers, files->capacity, sizeof *files->writers);
+            files->last = cli_realloc(files->last, files->capacity, sizeof *files->last);
+            files->paths = cli_realloc(files->paths, files->capacity, sizeof *files->paths);
+            files->kinds = cli_realloc(files->kinds, files->capacity, sizeof *files->kinds);
         }
+        files->writers[id] = 0;
+        files->paths[id] = path;
+        files->kinds[id] = kind;
+        files->count++;
     }
-    return count;
+    return id;
 }
 
-/* "; JSON in F" or "; JSON in F (replaced by pid N's)" */
-static void say_file(const run_verdicts *verdicts, size_t index, int json, char *out, size_t size)
+static void count_writers(file_writers *files, const run_verdicts *verdicts)
 {
-    const run_verdict *v = &verdicts->items[index];
-    const char *path = json ? v->json_path : v->text_path;
-    size_t last = index;
-    if (!*path || size == 0) {
-        if (size)
-            out[0] = '\0';
-        return;
+    for (size_t i = 0; i < verdicts->count; i++) {
+        for (int json = 0; json <= 1; json++) {
+            const char *path = json ? verdicts->items[i].json_path : verdicts->items[i].text_path;
+            int added;
+            if (!*path)
+                continue;
+            size_t id = file_id(files, json ? 'J' : 'T', path, &added);
+            files->writers[id]++;
+            files->last[id] = i;
+        }
     }
-    writers_of(verdicts, path, json, &last);
+}
+
+/* "; JSON in F" or "; JSON in F, since replaced by pid N's" */
+static void say_file(file_writers *files, const run_verdicts *verdicts, size_t index, int json, char *out,
+                     size_t size)
+{
+    const char *path = json ? verdicts->items[index].json_path : verdicts->items[index].text_path;
+    out[0] = '\0';
+    if (!*path)
+        return;
+    int added;
+    size_t last = files->last[file_id(files, json ? 'J' : 'T', path, &added)];
     if (last == index)
         snprintf(out, size, "; %s in %s", json ? "JSON" : "report", path);
     else
         snprintf(out, size, "; %s in %s, since replaced by pid %ld's", json ? "JSON" : "report", path,
                  verdicts->items[last].pid);
+}
+
+static void say_process(file_writers *files, const run_verdicts *verdicts, size_t index)
+{
+    const run_verdict *v = &verdicts->items[index];
+    char what[160], misuse[64] = "", text_file[4200], json_file[4200], bytes[32];
+    units_bytes((double)v->leaked_bytes, bytes, sizeof bytes);
+    if (v->signal)
+        snprintf(what, sizeof what, "crashed (%s) with %" PRIu64 " object%s live", strsignal(v->signal),
+                 v->leaked_objects, v->leaked_objects == 1 ? "" : "s");
+    else if (v->leaked_objects)
+        snprintf(what, sizeof what, "%" PRIu64 " leaked object%s%s%s", v->leaked_objects,
+                 v->leaked_objects == 1 ? "" : "s", v->leaked_bytes ? ", " : "", v->leaked_bytes ? bytes : "");
+    else
+        snprintf(what, sizeof what, "no leaks");
+    if (v->misuse)
+        snprintf(misuse, sizeof misuse, ", %" PRIu64 " misused call%s", v->misuse, v->misuse == 1 ? "" : "s");
+    say_file(files, verdicts, index, 0, text_file, sizeof text_file);
+    say_file(files, verdicts, index, 1, json_file, sizeof json_file);
+    fprintf(stderr, "  pid %ld (%s): %s%s%s%s\n", v->pid, v->program, what, misuse, text_file, json_file);
 }
 
 size_t run_log_summarize(const run_verdicts *verdicts)
@@ -164,42 +221,38 @@ size_t run_log_summarize(const run_verdicts *verdicts)
     if (crashed)
         snprintf(crashes, sizeof crashes, ", %zu crashed", crashed);
     cli_warn("%zu processes tracked objects: %zu leaked%s", verdicts->count, leaking, crashes);
+    file_writers files;
+    memset(&files, 0, sizeof files);
+    count_writers(&files, verdicts);
+    size_t notable_listed = 0, notable_left = 0, clean_left = 0;
     for (size_t i = 0; i < verdicts->count; i++) {
         const run_verdict *v = &verdicts->items[i];
-        char what[160], misuse[64] = "", text_file[4200], json_file[4200];
-        char bytes[32];
-        units_bytes((double)v->leaked_bytes, bytes, sizeof bytes);
-        if (v->signal)
-            snprintf(what, sizeof what, "crashed (%s) with %" PRIu64 " object%s live", strsignal(v->signal),
-                     v->leaked_objects, v->leaked_objects == 1 ? "" : "s");
-        else if (v->leaked_objects)
-            snprintf(what, sizeof what, "%" PRIu64 " leaked object%s%s%s", v->leaked_objects,
-                     v->leaked_objects == 1 ? "" : "s", v->leaked_bytes ? ", " : "", v->leaked_bytes ? bytes : "");
-        else
-            snprintf(what, sizeof what, "no leaks");
-        if (v->misuse)
-            snprintf(misuse, sizeof misuse, ", %" PRIu64 " misused call%s", v->misuse, v->misuse == 1 ? "" : "s");
-        say_file(verdicts, i, 0, text_file, sizeof text_file);
-        say_file(verdicts, i, 1, json_file, sizeof json_file);
-        fprintf(stderr, "  pid %ld (%s): %s%s%s%s\n", v->pid, v->program, what, misuse, text_file, json_file);
-    }
-    /* One line per file that several processes wrote: only the last
-     * one's report is in it. */
-    for (int json = 0; json <= 1; json++) {
-        for (size_t i = 0; i < verdicts->count; i++) {
-            const char *path = json ? verdicts->items[i].json_path : verdicts->items[i].text_path;
-            size_t first = i, last = i;
-            if (!*path)
-                continue;
-            size_t writers = writers_of(verdicts, path, json, &last);
-            for (size_t k = 0; k < i; k++)
-                if (!strcmp(json ? verdicts->items[k].json_path : verdicts->items[k].text_path, path))
-                    first = k;
-            if (writers > 1 && first == i)
-                cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep "
-                         "each process's)",
-                         writers, path, verdicts->items[last].pid, json ? "JSON" : "report");
+        int notable = v->signal || v->leaked_objects || v->misuse;
+        if (verdicts->count <= LISTED_CLEAN_MAX || (notable && notable_listed < LISTED_NOTABLE_MAX)) {
+            say_process(&files, verdicts, i);
+            notable_listed += notable;
+        } else if (notable) {
+            notable_left++;
+        } else {
+            clean_left++;
         }
     }
+    if (notable_left)
+        fprintf(stderr, "  and %zu more with leaks, misuse or a crash\n", notable_left);
+    if (clean_left)
+        fprintf(stderr, "  and %zu more with no leaks or misuse\n", clean_left);
+    /* One line per file that several processes wrote: only the last
+     * one's report is in it. */
+    for (size_t id = 0; id < files.count; id++)
+        if (files.writers[id] > 1)
+            cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep each "
+                     "process's)",
+                     files.writers[id], files.paths[id], verdicts->items[files.last[id]].pid,
+                     files.kinds[id] == 'J' ? "JSON" : "report");
+    string_map_free(&files.ids);
+    free(files.writers);
+    free(files.last);
+    free(files.paths);
+    free(files.kinds);
     return leaking;
 }

@@ -766,6 +766,13 @@ def case_run_tree():
     named = re.findall(r"JSON in (\S+)$", result.stderr, re.M)
     check(len(named) == 2 and all(os.path.exists(path) for path in named) and named[0] != named[1] and
           "processes wrote" not in result.stderr, "run of a tree with %%p: %r\n%s" % (named, result.stderr))
+    # a long run lists the processes that leaked and counts the others
+    many = '"$0" --leak 0; ' * 11 + '"$0" --leak 2 2>/dev/null; exit 0'
+    result = livetrack("run", "--", "/bin/sh", "-c", many, app, expect=0, env=env)
+    listed = re.findall(r"^  pid \d+ \(cli_app\): (.*)$", result.stderr, re.M)
+    check("12 processes tracked objects: 1 leaked" in result.stderr and len(listed) == 1 and
+          listed[0].startswith("2 leaked objects") and "  and 11 more with no leaks or misuse" in result.stderr,
+          "run of a tree of 12: %r\n%s" % (listed, result.stderr))
     # a crash in the tree is named as such; what it had live is not a leak
     crash = '"$0" --leak 3 --crash 2>/dev/null; "$0" --leak 0; exit 0'
     result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", crash, app, expect=0,
