@@ -472,6 +472,9 @@ int cli_run(int argc, char **argv)
     }
     if (run_log_path) {
         run_verdicts verdicts = run_log_read(run_log_path);
+        if (verdicts.malformed)
+            cli_warn("note: %zu line%s of the run log could not be read (a process ended while writing?)",
+                     verdicts.malformed, verdicts.malformed == 1 ? "" : "s");
         size_t leaking = run_log_summarize(&verdicts);
         /* A process whose status said "leaks" may have had it dropped by
          * the script that ran it; a death by signal stays the news. */

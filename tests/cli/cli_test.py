@@ -780,6 +780,11 @@ def case_run_tree():
     check("2 processes tracked objects: 0 leaked, 1 crashed" in result.stderr and
           re.search(r"\(cli_app\): crashed \(Segmentation fault\) with \d+ objects live", result.stderr),
           "run of a tree with a crash:\n" + result.stderr)
+    # a line the log cannot read is said, and the rest still counts
+    garbled = 'printf "garbage\\n" >> "$LIVETRACK_RUN_LOG"; "$0" --leak 2 2>/dev/null; exit 0'
+    result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", garbled, app, expect=7, env=env)
+    check("1 line of the run log could not be read" in result.stderr,
+          "run: a damaged run log line not said:\n" + result.stderr)
     # one process: no summary, the report says it all
     result = livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=env)
     check("processes tracked objects" not in result.stderr, "run of one process: a summary:\n" + result.stderr)
