@@ -182,7 +182,9 @@ static char *absolute_path(const char *path)
 
 static volatile sig_atomic_t child_pid;
 
-/* The run log's path while it exists; removed however livetrack ends. */
+/* The run log's path while it exists; removed whenever livetrack exits
+ * (livetrack outlives a SIGTERM, passing it on; only a SIGKILL leaves the
+ * file behind in $TMPDIR). */
 static char *run_log_path;
 
 static void remove_run_log(void)
