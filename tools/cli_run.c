@@ -111,6 +111,8 @@ static void watch(watched_file *file, const char *option, const char *path)
     file->option = option;
     file->path = path && !strstr(path, "%p") ? path : NULL;
     file->existed = file->path && stat(file->path, &info) == 0;
+    if (file->existed && !S_ISREG(info.st_mode))
+        file->path = NULL; /* /dev/null, a terminal: no time of writing to compare */
     if (file->existed)
         file->modified = info.st_mtim;
 }
@@ -414,6 +416,10 @@ int cli_run(int argc, char **argv)
     /* Every tracked process of the tree adds its verdict to the run log.
      * Without one (no writable TMPDIR) the run goes on as before: the
      * program's status and the files the last process wrote. */
+    /* Inside another livetrack run: its log gets this run's verdicts too. */
+    char *enclosing_log = getenv("LIVETRACK_RUN_LOG") && *getenv("LIVETRACK_RUN_LOG")
+                              ? cli_strdup(getenv("LIVETRACK_RUN_LOG"))
+                              : NULL;
     run_log_path = run_log_create();
     if (run_log_path) {
         atexit(remove_run_log);
@@ -480,11 +486,16 @@ int cli_run(int argc, char **argv)
         size_t leaking = run_log_summarize(&verdicts);
         /* A process whose status said "leaks" may have had it dropped by
          * the script that ran it; a death by signal stays the news. */
-        const char *leak_status = getenv("LIVETRACK_EXIT_CODE"); /* --fail-on-leak's, or the caller's */
-        long code = leak_status ? strtol(leak_status, NULL, 10) : 0;
-        if (leaking && code >= 1 && code <= 255 && !WIFSIGNALED(status))
+        /* --fail-on-leak's, or the caller's, read as the core reads it */
+        const char *leak_status = getenv("LIVETRACK_EXIT_CODE");
+        char *end = NULL;
+        long code = leak_status ? strtol(leak_status, &end, 10) : 0;
+        if (leaking && end != leak_status && end && !*end && code >= 1 && code <= 255 && !WIFSIGNALED(status))
             exit_status = (int)code;
         run_verdicts_free(&verdicts);
+        if (enclosing_log && !run_log_forward(run_log_path, enclosing_log))
+            cli_warn("note: cannot pass this run's verdicts on to the enclosing run's log %s: %s", enclosing_log,
+                     strerror(errno));
     }
     check_written(&json_file, program_argv[0]);
     check_written(&csv_file, program_argv[0]);
@@ -494,6 +505,7 @@ int cli_run(int argc, char **argv)
         cli_warn("note: %s wrote no text report (nothing leaked); %s is from an earlier run", program_argv[0],
                  output_file.path);
 done:
+    free(enclosing_log);
     free(json);
     free(csv);
     free(output);

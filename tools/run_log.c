@@ -7,12 +7,14 @@
  * a leaking program whose status the script dropped would pass.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -78,13 +80,14 @@ run_verdicts run_log_read(const char *path)
             continue;
         }
         line[length - 1] = '\0';
-        char *fields[9];
+        char *fields[10];
         uint64_t pid, signal_number;
         run_verdict v;
         memset(&v, 0, sizeof v);
-        if (split_tabs(line, fields, 9) != 8 || !parse_number(fields[0], &pid) ||
+        if (split_tabs(line, fields, 10) != 9 || !parse_number(fields[0], &pid) ||
             !parse_number(fields[1], &v.leaked_objects) || !parse_number(fields[2], &v.leaked_bytes) ||
-            !parse_number(fields[3], &v.misuse) || !parse_number(fields[4], &signal_number) || pid > LONG_MAX ||
+            !parse_number(fields[3], &v.misuse) || !parse_number(fields[4], &signal_number) ||
+            !parse_number(fields[8], &v.inherited_objects) || pid > LONG_MAX ||
             signal_number >= 128) {
             verdicts.malformed++;
             continue;
@@ -103,6 +106,30 @@ run_verdicts run_log_read(const char *path)
     free(line);
     fclose(in);
     return verdicts;
+}
+
+int run_log_forward(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "r");
+    int out = open(to, O_WRONLY | O_APPEND | O_CLOEXEC); /* no O_CREAT: the enclosing run made it */
+    int ok = out >= 0, error = errno;
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t length;
+    /* One write per line, as the core writes them, so that lines of the
+     * enclosing run's other processes stay whole. */
+    while (ok && in && (length = getline(&line, &capacity, in)) > 0)
+        if (line[length - 1] == '\n' && write(out, line, (size_t)length) != length) {
+            ok = 0;
+            error = errno ? errno : EIO;
+        }
+    free(line);
+    if (in)
+        fclose(in);
+    if (out >= 0)
+        close(out);
+    errno = error;
+    return ok;
 }
 
 void run_verdicts_free(run_verdicts *verdicts)
@@ -131,11 +158,18 @@ typedef struct file_writers {
     char *kinds;
 } file_writers;
 
-static size_t file_id(file_writers *files, char kind, const char *path, int *added)
+/* The map's key of a file: its kind ('T' text, 'J' JSON), then its path. */
+static char *file_key(char kind, const char *path)
 {
     size_t size = strlen(path) + 2;
     char *key = cli_alloc(size);
     snprintf(key, size, "%c%s", kind, path);
+    return key;
+}
+
+static size_t file_id(file_writers *files, char kind, const char *path, int *added)
+{
+    char *key = file_key(kind, path);
     size_t id = (size_t)string_map_intern(&files->ids, key, files->count, added);
     free(key);
     if (*added) {
@@ -154,13 +188,21 @@ static size_t file_id(file_writers *files, char kind, const char *path, int *add
     return id;
 }
 
+/* Only a regular file keeps the last report written to it: /dev/null or a
+ * terminal takes them all, and a path gone since says nothing. */
+static int keeps_last_only(const char *path)
+{
+    struct stat status;
+    return *path && stat(path, &status) == 0 && S_ISREG(status.st_mode);
+}
+
 static void count_writers(file_writers *files, const run_verdicts *verdicts)
 {
     for (size_t i = 0; i < verdicts->count; i++) {
         for (int json = 0; json <= 1; json++) {
             const char *path = json ? verdicts->items[i].json_path : verdicts->items[i].text_path;
             int added;
-            if (!*path)
+            if (!keeps_last_only(path))
                 continue;
             size_t id = file_id(files, json ? 'J' : 'T', path, &added);
             files->writers[id]++;
@@ -177,8 +219,12 @@ static void say_file(file_writers *files, const run_verdicts *verdicts, size_t i
     out[0] = '\0';
     if (!*path)
         return;
-    int added;
-    size_t last = files->last[file_id(files, json ? 'J' : 'T', path, &added)];
+    uint64_t id;
+    size_t last = index;
+    char *key = file_key(json ? 'J' : 'T', path);
+    if (string_map_get(&files->ids, key, &id))
+        last = files->last[id];
+    free(key);
     if (last == index)
         snprintf(out, size, "; %s in %s", json ? "JSON" : "report", path);
     else
@@ -199,6 +245,11 @@ static void say_process(file_writers *files, const run_verdicts *verdicts, size_
                  v->leaked_objects == 1 ? "" : "s", v->leaked_bytes ? ", " : "", v->leaked_bytes ? bytes : "");
     else
         snprintf(what, sizeof what, "no leaks");
+    if (v->inherited_objects && !v->signal) {
+        size_t used = strlen(what);
+        snprintf(what + used, sizeof what - used, " (and %" PRIu64 " object%s inherited from its parent)",
+                 v->inherited_objects, v->inherited_objects == 1 ? "" : "s");
+    }
     if (v->misuse)
         snprintf(misuse, sizeof misuse, ", %" PRIu64 " misused call%s", v->misuse, v->misuse == 1 ? "" : "s");
     say_file(files, verdicts, index, 0, text_file, sizeof text_file);

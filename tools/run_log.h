@@ -11,6 +11,7 @@
 typedef struct run_verdict {
     long pid;
     uint64_t leaked_objects, leaked_bytes, misuse;
+    uint64_t inherited_objects;        /* left by the parent it forked from; not its leaks */
     int signal;                        /* the crash's signal, 0: exited */
     char *program, *text_path, *json_path; /* "" when none */
 } run_verdict;
@@ -27,6 +28,10 @@ char *run_log_create(void);
 /* The verdicts in the log, in the order the processes ended. */
 run_verdicts run_log_read(const char *path);
 void run_verdicts_free(run_verdicts *verdicts);
+/* Appends the whole lines of log `from` to log `to` (a livetrack run
+ * inside another one passes its processes' verdicts on). 0 with errno
+ * when `to` cannot be written. */
+int run_log_forward(const char *from, const char *to);
 /* Says on stderr what each process left when there was more than one, and
  * which report files a later process replaced. Returns the number of
  * processes that exited with leaks. */

@@ -83,6 +83,7 @@ static inline const lt_settings *lt_get_settings(void)
 /* ---- the run log (run_log.c): a process's verdict for livetrack run ---- */
 typedef struct lt_run_verdict {
     uint64_t leaked_objects, leaked_bytes, misuse;
+    uint64_t inherited_objects; /* a forked child's leaks that its parent made (not in leaked_objects) */
     int signal;                 /* the fatal signal of a crash report, 0 at exit */
     const char *text_path;      /* the text report's file, NULL: none or stderr */
     const char *json_path;      /* the JSON report's file, NULL: none */
@@ -97,6 +98,11 @@ void lt_run_log_append(const lt_run_verdict *verdict);
  * of the copy, more streams than the hardware prefetcher follows, so each
  * object of a large snapshot was a cache miss. */
 void lt_snapshot_prefetch_oldest_first(const livetrack_snapshot *snapshot, size_t index);
+
+/* The creation number of the last object this process inherited from the
+ * parent it forked from (0: none, it did not fork). A forked child keeps
+ * the parent's objects; they are the parent's to release, not its leaks. */
+uint64_t lt_inherited_up_to(void); /* lifecycle.c */
 
 /* ---- process lifecycle (lifecycle.c registers these with pthread_atfork) ----
  * Each module takes every lock it owns before fork() and drops them after,

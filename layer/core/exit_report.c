@@ -121,8 +121,12 @@ __attribute__((destructor)) static void exit_report(void)
         }
     }
     uint64_t leaked = lt_report_model_leaks_to_count(&model);
-    lt_run_verdict verdict = {leaked, model.snapshot ? model.leaked_bytes : model.stats.live_bytes,
-                              model.stats.misuse, 0, text_written[0] ? text_written : NULL,
+    /* A forked child's verdict is its own: what it inherited is its
+     * parent's to release (and is in the child's report all the same). */
+    lt_run_verdict verdict = {model.snapshot ? leaked - model.inherited_objects : leaked,
+                              model.snapshot ? model.leaked_bytes - model.inherited_bytes : model.stats.live_bytes,
+                              model.stats.misuse, model.snapshot ? model.inherited_objects : 0, 0,
+                              text_written[0] ? text_written : NULL,
                               json_written[0] ? json_written : NULL};
     lt_run_log_append(&verdict);
     lt_report_model_free(&model);

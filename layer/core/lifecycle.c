@@ -78,11 +78,16 @@ static void after_fork_parent(void)
     unlock_after_fork();
 }
 
+static uint64_t inherited_up_to;
+
+uint64_t lt_inherited_up_to(void) { return inherited_up_to; }
+
 static void after_fork_child(void)
 {
     lt_walks_unblock_in_child();
     unlock_after_fork();
     lt_timeline_after_fork_child();
+    inherited_up_to = livetrack_mark(); /* the last creation number given out */
 }
 
 /* ---- fatal signals ------------------------------------------------------- */
@@ -210,7 +215,7 @@ static void write_crash_report(int signal_number, const char *name)
     /* A crash's verdict counts what was live when it came (the run says
      * so): whether the program would have released it is not known. */
     if (recorded) {
-        lt_run_verdict verdict = {stats.live_objects, stats.live_bytes, stats.misuse, signal_number,
+        lt_run_verdict verdict = {stats.live_objects, stats.live_bytes, stats.misuse, 0, signal_number,
                                   text_written[0] ? text_written : NULL, json_written ? path : NULL};
         lt_run_log_append(&verdict);
     }

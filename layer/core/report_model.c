@@ -369,6 +369,7 @@ static int build(builder *b)
         if (!model->pattern_use)
             return 0;
     }
+    uint64_t inherited_up_to = lt_inherited_up_to();
     /* Oldest first, so each site's examples are its oldest objects. */
     for (size_t i = model->count; i-- > 0;) {
         lt_snapshot_prefetch_oldest_first(model->snapshot, i);
@@ -398,6 +399,10 @@ static int build(builder *b)
         } else {
             model->leaked_objects++;
             model->leaked_bytes += object->bytes;
+            if (object->seq <= inherited_up_to) {
+                model->inherited_objects++;
+                model->inherited_bytes += object->bytes;
+            }
         }
     }
     if (!order_sites(model))

@@ -68,6 +68,7 @@ typedef struct lt_report_model {
     uint64_t leaked_objects, leaked_bytes;         /* not suppressed */
     uint64_t suppressed_objects, suppressed_bytes;
     uint64_t kept_objects;                         /* kept alive, released by the program */
+    uint64_t inherited_objects, inherited_bytes;   /* of the leaked: made before this process forked */
     lt_report_kind *by_type;      /* leaked, not suppressed, largest first */
     size_t type_count;
     uint64_t api_objects[LIVETRACK_DOMAIN_COUNT], api_bytes[LIVETRACK_DOMAIN_COUNT];

@@ -11,7 +11,8 @@
  *
  *   pid  leaked objects  leaked bytes  misused calls  signal (0: exit)
  *   program name  text report file  JSON file  ("" when not written
- *   to a file)
+ *   to a file)  objects inherited from the parent it forked from and
+ *   left unreleased (not among the leaked ones)
  *
  * One write() with O_APPEND per line: the kernel keeps the lines of
  * concurrent processes whole in a local file.
@@ -47,12 +48,20 @@ void lt_run_log_append(const lt_run_verdict *verdict)
     copy_field(program, sizeof program, program_invocation_short_name);
     copy_field(text_path, sizeof text_path, verdict->text_path);
     copy_field(json_path, sizeof json_path, verdict->json_path);
-    int length = snprintf(line, sizeof line, "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\n",
+    int length = snprintf(line, sizeof line, "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\n",
                           (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
-                          verdict->signal, program, text_path, json_path);
+                          verdict->signal, program, text_path, json_path, verdict->inherited_objects);
     if (length <= 0 || (size_t)length >= sizeof line)
         return; /* cannot happen: every field is bounded above */
     int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        /* Most likely this process outlived the livetrack run that
+         * started it, which removed its log when the program ended. */
+        lt_diag("the run log \"%s\" is gone (the livetrack run that started this process has ended?): "
+                "this process's leaks are in its own report only",
+                path);
+        return;
+    }
     if (fd < 0) {
         lt_diag("cannot add this process's verdict to the run log \"%s\": %s", path, strerror(errno));
         return;

@@ -15,6 +15,8 @@
  *                   worth plotting: docs/report.png comes from it)
  *   --exit N        exit with status N
  *   --signal N      end by raising signal N (default action: no crash report)
+ *   --fork          fork once the context exists; the child exits at once
+ *                   (keeping a copy of the context), the parent waits
  *   --crash         end by a real SIGSEGV (a store to address 16). Not
  *                   raise() or abort(): pocl's LLVM puts its own handler
  *                   before livetrack's, and a signal sent, not faulted, is
@@ -27,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <CL/cl.h>
 
@@ -121,7 +125,7 @@ __attribute__((no_sanitize("undefined"), noinline)) static void fault(void)
 
 int main(int argc, char **argv)
 {
-    int leaks = 2, extra = 0, do_misuse = 0, orphan = 0, exit_status = 0, signal_number = 0, crash = 0;
+    int leaks = 2, extra = 0, do_misuse = 0, orphan = 0, exit_status = 0, signal_number = 0, crash = 0, forks = 0;
     long churn_count = 0, pipeline_steps = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--leak") && i + 1 < argc)
@@ -142,6 +146,8 @@ int main(int argc, char **argv)
             signal_number = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--crash"))
             crash = 1;
+        else if (!strcmp(argv[i], "--fork"))
+            forks = 1;
         else {
             fprintf(stderr, "cli_app: unknown argument %s\n", argv[i]);
             return 98;
@@ -155,6 +161,14 @@ int main(int argc, char **argv)
     check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_DEFAULT, 1, &device, NULL), "clGetDeviceIDs");
     cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     check(err, "clCreateContext");
+    if (forks) {
+        pid_t child = fork();
+        if (child == 0)
+            exit(0);
+        int status;
+        if (child < 0 || waitpid(child, &status, 0) != child)
+            return 97;
+    }
 
     churn(context, churn_count);
     pipeline(context, device, pipeline_steps);

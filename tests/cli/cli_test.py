@@ -766,6 +766,19 @@ def case_run_tree():
     named = re.findall(r"JSON in (\S+)$", result.stderr, re.M)
     check(len(named) == 2 and all(os.path.exists(path) for path in named) and named[0] != named[1] and
           "processes wrote" not in result.stderr, "run of a tree with %%p: %r\n%s" % (named, result.stderr))
+    # a forked child keeps a copy of its parent's context: the parent's to release, not the child's leak
+    result = livetrack("run", "--fail-on-leak=7", "--", app, "--fork", "--leak", "0", expect=0, env=env)
+    check(re.search(r"\(cli_app\): no leaks \(and 1 object inherited from its parent\)", result.stderr),
+          "run of a forking program: the child's inherited context:\n" + result.stderr)
+    livetrack("run", "--fail-on-leak=7", "--", app, "--fork", "--leak", "2", expect=7, env=env)
+    # a livetrack run inside another passes its processes' verdicts on
+    nested = '"$1" run -- "$0" --leak 2 2>/dev/null; exit 0'
+    result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", nested, app, args.livetrack, expect=7,
+                       env=env)
+    # a process that outlives the run is told why its verdict is not counted
+    late = '(sleep 1; "$0" --leak 1 2>&1 | grep -o "the run log .* is gone" >&2) & exit 0'
+    result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", late, app, expect=0, env=env)
+    check("is gone" in result.stderr, "run: a process that outlived it not told:\n" + result.stderr)
     # a long run lists the processes that leaked and counts the others
     many = '"$0" --leak 0; ' * 11 + '"$0" --leak 2 2>/dev/null; exit 0'
     result = livetrack("run", "--", "/bin/sh", "-c", many, app, expect=0, env=env)

@@ -394,8 +394,8 @@ static void test_buckets(void)
  * cut short (no newline), a field missing, a number that is not one. */
 static void test_run_log(void)
 {
-    const char *path = write_file("cli_units_run.log", "12\t3\t4096\t1\t0\tapp\t\t/r/12.json\n"
-                                                       "13\t0\t0\t0\t11\tcrasher\t/r/t.txt\t\n"
+    const char *path = write_file("cli_units_run.log", "12\t3\t4096\t1\t0\tapp\t\t/r/12.json\t2\n"
+                                                       "13\t0\t0\t0\t11\tcrasher\t/r/t.txt\t\t0\n"
                                                        "14\t1\t0\t0\t0\tapp\t\n"
                                                        "x5\t1\t0\t0\t0\tapp\t\t\n"
                                                        "15\t-1\t0\t0\t0\tapp\t\t\n"
@@ -405,7 +405,8 @@ static void test_run_log(void)
     CHECK(verdicts.count == 2 && verdicts.malformed == 5);
     if (verdicts.count == 2) {
         CHECK(verdicts.items[0].pid == 12 && verdicts.items[0].leaked_objects == 3 &&
-              verdicts.items[0].leaked_bytes == 4096 && verdicts.items[0].misuse == 1 && !verdicts.items[0].signal);
+              verdicts.items[0].leaked_bytes == 4096 && verdicts.items[0].misuse == 1 && !verdicts.items[0].signal &&
+              verdicts.items[0].inherited_objects == 2);
         CHECK(!strcmp(verdicts.items[0].json_path, "/r/12.json") && !strcmp(verdicts.items[0].text_path, ""));
         CHECK(verdicts.items[1].signal == 11 && !strcmp(verdicts.items[1].program, "crasher") &&
               !strcmp(verdicts.items[1].text_path, "/r/t.txt"));
