@@ -760,6 +760,11 @@ def case_run_tree():
     # the caller counts as --fail-on-leak does
     livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
     livetrack("run", "--", "/bin/sh", "-c", script, app, expect=9, env=dict(env, LIVETRACK_EXIT_CODE="9"))
+    livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0, env=dict(env, LIVETRACK_EXIT_CODE="9x"))
+    # a device is no file a later process replaces
+    result = livetrack("run", "--json", "/dev/null", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
+    check("replaced" not in result.stderr and "processes wrote" not in result.stderr and
+          "wrote no JSON" not in result.stderr, "run --json /dev/null of a tree:\n" + result.stderr)
     # one file per process with %p: nothing replaced, each named
     result = livetrack("run", "--json", work("tree.%p.json"), "--", "/bin/sh", "-c", script, app, expect=0,
                        env=env)
