@@ -80,14 +80,15 @@ run_verdicts run_log_read(const char *path)
             continue;
         }
         line[length - 1] = '\0';
-        char *fields[10];
-        uint64_t pid, signal_number;
+        char *fields[12];
+        uint64_t pid, signal_number, started;
         run_verdict v;
         memset(&v, 0, sizeof v);
-        if (split_tabs(line, fields, 10) != 9 || !parse_number(fields[0], &pid) ||
+        if (split_tabs(line, fields, 12) != 11 || !parse_number(fields[0], &pid) ||
             !parse_number(fields[1], &v.leaked_objects) || !parse_number(fields[2], &v.leaked_bytes) ||
             !parse_number(fields[3], &v.misuse) || !parse_number(fields[4], &signal_number) ||
-            !parse_number(fields[8], &v.inherited_objects) || pid > LONG_MAX ||
+            !parse_number(fields[8], &v.inherited_objects) || !parse_number(fields[10], &started) || started > 1 ||
+            pid > LONG_MAX ||
             signal_number >= 128) {
             verdicts.malformed++;
             continue;
@@ -97,6 +98,8 @@ run_verdicts run_log_read(const char *path)
         v.program = cli_strdup(fields[5]);
         v.text_path = cli_strdup(fields[6]);
         v.json_path = cli_strdup(fields[7]);
+        v.csv_path = cli_strdup(fields[9]);
+        v.csv_started = (int)started;
         if (verdicts.count == allocated) {
             allocated = allocated ? allocated * 2 : 8;
             verdicts.items = cli_realloc(verdicts.items, allocated, sizeof *verdicts.items);
@@ -138,6 +141,7 @@ void run_verdicts_free(run_verdicts *verdicts)
         free(verdicts->items[i].program);
         free(verdicts->items[i].text_path);
         free(verdicts->items[i].json_path);
+        free(verdicts->items[i].csv_path);
     }
     free(verdicts->items);
     memset(verdicts, 0, sizeof *verdicts);
@@ -208,6 +212,15 @@ static void count_writers(file_writers *files, const run_verdicts *verdicts)
             files->writers[id]++;
             files->last[id] = i;
         }
+        /* A timeline is emptied when its first row is written, not at
+         * exit, so the order of the log says nothing of which one stays:
+         * only how many processes started the file anew. */
+        const run_verdict *v = &verdicts->items[i];
+        int added;
+        if (v->csv_started && keeps_last_only(v->csv_path)) {
+            size_t id = file_id(files, 'C', v->csv_path, &added); /* before the arrays: it may grow them */
+            files->writers[id]++;
+        }
     }
 }
 
@@ -254,7 +267,8 @@ static void say_process(file_writers *files, const run_verdicts *verdicts, size_
         snprintf(misuse, sizeof misuse, ", %" PRIu64 " misused call%s", v->misuse, v->misuse == 1 ? "" : "s");
     say_file(files, verdicts, index, 0, text_file, sizeof text_file);
     say_file(files, verdicts, index, 1, json_file, sizeof json_file);
-    fprintf(stderr, "  pid %ld (%s): %s%s%s%s\n", v->pid, v->program, what, misuse, text_file, json_file);
+    fprintf(stderr, "  pid %ld (%s): %s%s%s%s%s%s\n", v->pid, v->program, what, misuse, text_file, json_file,
+            *v->csv_path ? "; timeline in " : "", v->csv_path);
 }
 
 size_t run_log_summarize(const run_verdicts *verdicts)
@@ -295,7 +309,12 @@ size_t run_log_summarize(const run_verdicts *verdicts)
     /* One line per file that several processes wrote: only the last
      * one's report is in it. */
     for (size_t id = 0; id < files.count; id++)
-        if (files.writers[id] > 1)
+        if (files.writers[id] > 1 && files.kinds[id] == 'C')
+            cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of the last "
+                     "to start it (and of the processes it forked) only (put %%p in the name to keep each "
+                     "process's)",
+                     files.writers[id], files.paths[id]);
+        else if (files.writers[id] > 1)
             cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep each "
                      "process's)",
                      files.writers[id], files.paths[id], verdicts->items[files.last[id]].pid,

@@ -13,7 +13,8 @@ typedef struct run_verdict {
     uint64_t leaked_objects, leaked_bytes, misuse;
     uint64_t inherited_objects;        /* left by the parent it forked from; not its leaks */
     int signal;                        /* the crash's signal, 0: exited */
-    char *program, *text_path, *json_path; /* "" when none */
+    char *program, *text_path, *json_path, *csv_path; /* "" when none */
+    int csv_started;                   /* it emptied the timeline (0: appended to a relative's) */
 } run_verdict;
 
 typedef struct run_verdicts {

@@ -12,7 +12,9 @@
  *   pid  leaked objects  leaked bytes  misused calls  signal (0: exit)
  *   program name  text report file  JSON file  ("" when not written
  *   to a file)  objects inherited from the parent it forked from and
- *   left unreleased (not among the leaked ones)
+ *   left unreleased (not among the leaked ones)  timeline file ("":
+ *   none)  1 when this process emptied the timeline file, 0 when it
+ *   appended to a relative's
  *
  * One write() with O_APPEND per line: the kernel keeps the lines of
  * concurrent processes whole in a local file.
@@ -44,13 +46,15 @@ void lt_run_log_append(const lt_run_verdict *verdict)
         return;
     /* static: written once per process, at exit or in the crash handler
      * (on the crash stack, which has no room for it) */
-    static char line[3 * 4096 + 256], program[256], text_path[4096], json_path[4096];
+    static char line[4 * 4096 + 256], program[256], text_path[4096], json_path[4096], csv_path[4096];
     copy_field(program, sizeof program, program_invocation_short_name);
     copy_field(text_path, sizeof text_path, verdict->text_path);
     copy_field(json_path, sizeof json_path, verdict->json_path);
-    int length = snprintf(line, sizeof line, "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\n",
-                          (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
-                          verdict->signal, program, text_path, json_path, verdict->inherited_objects);
+    copy_field(csv_path, sizeof csv_path, verdict->csv_path);
+    int length = snprintf(line, sizeof line,
+                          "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%d\n", (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
+                          verdict->signal, program, text_path, json_path, verdict->inherited_objects, csv_path,
+                          verdict->csv_started ? 1 : 0);
     if (length <= 0 || (size_t)length >= sizeof line)
         return; /* cannot happen: every field is bounded above */
     int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);

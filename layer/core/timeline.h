@@ -30,4 +30,9 @@ void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta);
 uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain, unsigned type, uint64_t handle,
                            uint64_t bytes);
 
+/* The timeline file this process writes rows to (NULL: none), and in
+ * *started_here whether this process emptied it when it opened it (0: it
+ * appends to the file of a process it forked from or into). */
+const char *lt_timeline_file(int *started_here);
+
 #endif

@@ -761,6 +761,13 @@ def case_run_tree():
     livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
     livetrack("run", "--", "/bin/sh", "-c", script, app, expect=9, env=dict(env, LIVETRACK_EXIT_CODE="9"))
     livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0, env=dict(env, LIVETRACK_EXIT_CODE="9x"))
+    # timelines: a process started anew empties the file; a forked child appends to its parent's
+    timeline = work("tree.csv")
+    result = livetrack("run", "--csv", timeline, "--", "/bin/sh", "-c", '"$0" --leak 0; "$0" --leak 0 --fork', app,
+                       expect=0, env=env)
+    check(result.stderr.count("; timeline in " + timeline) == 3 and
+          "2 processes started the timeline %s anew" % timeline in result.stderr,
+          "run --csv of a tree: %s" % result.stderr)
     # a device is no file a later process replaces
     result = livetrack("run", "--json", "/dev/null", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
     check("replaced" not in result.stderr and "processes wrote" not in result.stderr and

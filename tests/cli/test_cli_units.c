@@ -394,19 +394,21 @@ static void test_buckets(void)
  * cut short (no newline), a field missing, a number that is not one. */
 static void test_run_log(void)
 {
-    const char *path = write_file("cli_units_run.log", "12\t3\t4096\t1\t0\tapp\t\t/r/12.json\t2\n"
-                                                       "13\t0\t0\t0\t11\tcrasher\t/r/t.txt\t\t0\n"
+    const char *path = write_file("cli_units_run.log", "12\t3\t4096\t1\t0\tapp\t\t/r/12.json\t2\t/r/t.csv\t1\n"
+                                                       "13\t0\t0\t0\t11\tcrasher\t/r/t.txt\t\t0\t\t0\n"
+                                                       "18\t0\t0\t0\t0\tapp\t\t\t0\t/r/t.csv\t2\n"
                                                        "14\t1\t0\t0\t0\tapp\t\n"
                                                        "x5\t1\t0\t0\t0\tapp\t\t\n"
                                                        "15\t-1\t0\t0\t0\tapp\t\t\n"
                                                        "16\t1\t0\t0\t999\tapp\t\t\n"
                                                        "17\t1\t0\t0\t0\tcut\t\t");
     run_verdicts verdicts = run_log_read(path);
-    CHECK(verdicts.count == 2 && verdicts.malformed == 5);
+    CHECK(verdicts.count == 2 && verdicts.malformed == 6);
     if (verdicts.count == 2) {
         CHECK(verdicts.items[0].pid == 12 && verdicts.items[0].leaked_objects == 3 &&
               verdicts.items[0].leaked_bytes == 4096 && verdicts.items[0].misuse == 1 && !verdicts.items[0].signal &&
-              verdicts.items[0].inherited_objects == 2);
+              verdicts.items[0].inherited_objects == 2 && verdicts.items[0].csv_started == 1 &&
+              !strcmp(verdicts.items[0].csv_path, "/r/t.csv"));
         CHECK(!strcmp(verdicts.items[0].json_path, "/r/12.json") && !strcmp(verdicts.items[0].text_path, ""));
         CHECK(verdicts.items[1].signal == 11 && !strcmp(verdicts.items[1].program, "crasher") &&
               !strcmp(verdicts.items[1].text_path, "/r/t.txt"));
