@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,24 +40,31 @@ static size_t copy_field(char *out, size_t size, const char *text)
     return length;
 }
 
-void lt_run_log_append(const lt_run_verdict *verdict)
+/* static: ~29 KB, and a crash report that could not switch to its own
+ * stack runs on whatever signal stack the thread has. One caller at a
+ * time (busy): a thread crashing while the exit appends skips its line
+ * rather than garble the exit's. */
+static atomic_flag busy = ATOMIC_FLAG_INIT;
+static char line[4 * 4096 + 256], program[256], text_path[4096], json_path[4096], csv_path[4096];
+
+/* The verdict as one line in `line`; its length, 0 if it did not fit
+ * (it cannot: every field is bounded above). */
+static size_t format_line(const lt_run_verdict *verdict)
 {
-    const char *path = lt_get_settings()->run_log;
-    if (!path)
-        return;
-    /* static: written once per process, at exit or in the crash handler
-     * (on the crash stack, which has no room for it) */
-    static char line[4 * 4096 + 256], program[256], text_path[4096], json_path[4096], csv_path[4096];
     copy_field(program, sizeof program, program_invocation_short_name);
     copy_field(text_path, sizeof text_path, verdict->text_path);
     copy_field(json_path, sizeof json_path, verdict->json_path);
     copy_field(csv_path, sizeof csv_path, verdict->csv_path);
     int length = snprintf(line, sizeof line,
-                          "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%d\n", (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
+                          "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%d\n",
+                          (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
                           verdict->signal, program, text_path, json_path, verdict->inherited_objects, csv_path,
                           verdict->csv_started ? 1 : 0);
-    if (length <= 0 || (size_t)length >= sizeof line)
-        return; /* cannot happen: every field is bounded above */
+    return length > 0 && (size_t)length < sizeof line ? (size_t)length : 0;
+}
+
+static void append_line(const char *path, size_t length)
+{
     int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT) {
         /* Most likely this process outlived the livetrack run that
@@ -70,7 +78,18 @@ void lt_run_log_append(const lt_run_verdict *verdict)
         lt_diag("cannot add this process's verdict to the run log \"%s\": %s", path, strerror(errno));
         return;
     }
-    if (write(fd, line, (size_t)length) != length)
+    if (write(fd, line, length) != (ssize_t)length)
         lt_diag("writing this process's verdict to the run log \"%s\" failed", path);
     close(fd);
+}
+
+void lt_run_log_append(const lt_run_verdict *verdict)
+{
+    const char *path = lt_get_settings()->run_log;
+    if (!path || atomic_flag_test_and_set(&busy))
+        return;
+    size_t length = format_line(verdict);
+    if (length)
+        append_line(path, length);
+    atomic_flag_clear(&busy);
 }
