@@ -18,15 +18,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "../layer/core/huge_pages.h" /* shared with the core: no include path needed */
 #include "json_reader.h"
 
 #define JSON_MAX_DEPTH 256
 #define ARENA_BLOCK (256u * 1024u)    /* the first block; each next one is as large as all before */
 #define ARENA_BLOCK_MAX (64u << 20)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
 #define KNOWN_KEYS 1024u     /* slots; at most half are filled */
 #define KNOWN_KEY_LENGTH 64u /* longer keys are stored each time */
 
@@ -42,25 +41,12 @@ struct json_document {
     json_value root;
 };
 
-/* Large memory asks for transparent huge pages: a report of 10^6 objects
- * fills ~600 MB of arena after a 200 MB text, and on a VM measured a
- * fresh 4 KiB page cost 11-15 us to fault in (more than half of the
- * 7 s that report took to read). A hint: refused, nothing changes. */
-static void advise_huge_pages(void *memory, size_t size)
-{
-    if (!memory || size < 2 * HUGE_PAGE)
-        return;
-    uintptr_t start = ((uintptr_t)memory + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    uintptr_t end = ((uintptr_t)memory + size) & ~(HUGE_PAGE - 1);
-    if (end > start)
-        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
-}
-
+/* Large blocks ask for huge pages (huge_pages.h): a report of 10^6
+ * objects fills ~600 MB of arena after a 200 MB text, and on a VM
+ * measured page faults were more than half of the 7 s it took to read. */
 static arena_block *new_block(size_t size)
 {
-    arena_block *block = malloc(sizeof *block + size);
-    advise_huge_pages(block, sizeof *block + size);
-    return block;
+    return lt_hint_huge_pages(malloc(sizeof(arena_block) + size), sizeof(arena_block) + size);
 }
 
 typedef struct parser {
@@ -550,7 +536,7 @@ json_document *json_parse_file(const char *path, char *error, size_t error_size)
             }
             text = bigger;
             capacity *= 2;
-            advise_huge_pages(text, capacity);
+            lt_hint_huge_pages(text, capacity);
         }
         size_t got = fread(text + size, 1, capacity - size - 1, in);
         size += got;

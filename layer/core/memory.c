@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "huge_pages.h"
 
 static atomic_int incomplete;
 
@@ -115,25 +116,9 @@ long lt_fault_alloc_pending(void)
 /* Reports allocate a few arrays sized by the live set (the snapshot's
  * copy of every object, its order, the model's per-object site index):
  * ~100 MB at 10^6 live objects, all written at once. In 4 KiB pages that
- * is ~25000 page faults, and on some virtual machines a fault costs
- * 10-15 us (measured on one: 0.57 s to first touch 200 MB, 19 ms with
- * transparent huge pages), which made a 10^6-object exit report miss its
- * 1 s. So large blocks ask for huge pages where the kernel gives them
- * on request (THP "madvise" mode). Only a hint: nothing depends on it
- * being taken, and the hot path's blocks are far below the threshold. */
-#define LARGE_BLOCK ((size_t)4 << 20)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
-static void *hint_huge_pages(void *block, size_t size)
-{
-    if (!block || size < LARGE_BLOCK)
-        return block;
-    uintptr_t start = ((uintptr_t)block + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    uintptr_t end = ((uintptr_t)block + size) & ~(HUGE_PAGE - 1);
-    if (end > start)
-        (void)madvise((void *)start, end - start, MADV_HUGEPAGE);
-    return block;
-}
+ * is ~25000 page faults, which on a VM where a fault costs 10-15 us made
+ * a 10^6-object exit report miss its 1 s. So large blocks ask for huge
+ * pages (huge_pages.h); the hot path's blocks are far below the size. */
 
 void *lt_calloc(size_t count, size_t size)
 {
@@ -141,10 +126,10 @@ void *lt_calloc(size_t count, size_t size)
         return NULL;
     void *block = calloc(count, size);
     /* calloc checked count * size for overflow before this product */
-    return block ? hint_huge_pages(block, count * size) : NULL;
+    return block ? lt_hint_huge_pages(block, count * size) : NULL;
 }
 
-void *lt_malloc(size_t size) { return inject_failure() ? NULL : hint_huge_pages(malloc(size), size); }
+void *lt_malloc(size_t size) { return inject_failure() ? NULL : lt_hint_huge_pages(malloc(size), size); }
 void lt_free(void *pointer) { free(pointer); }
 
 void lt_out_of_memory(const char *what)
