@@ -87,10 +87,9 @@ typedef struct lt_run_verdict {
     int signal;                 /* the fatal signal of a crash report, 0 at exit */
     const char *text_path;      /* the text report's file, NULL: none or stderr */
     const char *json_path;      /* the JSON report's file, NULL: none */
-    const char *csv_path;       /* the timeline's file, NULL: none */
-    int csv_started;            /* this process emptied that file (see lt_timeline_file) */
 } lt_run_verdict;
-/* Appends the verdict to LIVETRACK_RUN_LOG, when that is set. */
+/* Appends the verdict, and the process's timeline file, to
+ * LIVETRACK_RUN_LOG when that is set. */
 void lt_run_log_append(const lt_run_verdict *verdict);
 
 /* ---- snapshots (snapshot.c) ---- */

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "core_internal.h"
-#include "timeline.h"
 #include "report_writers.h"
 
 /* A report file with a buffer of its own: with 10^6 leaked objects the
@@ -128,8 +127,7 @@ __attribute__((destructor)) static void exit_report(void)
                               model.snapshot ? model.leaked_bytes - model.inherited_bytes : model.stats.live_bytes,
                               model.stats.misuse, model.snapshot ? model.inherited_objects : 0, 0,
                               text_written[0] ? text_written : NULL,
-                              json_written[0] ? json_written : NULL, NULL, 0};
-    verdict.csv_path = lt_timeline_file(&verdict.csv_started);
+                              json_written[0] ? json_written : NULL};
     lt_run_log_append(&verdict);
     lt_report_model_free(&model);
     if (settings->exit_code && leaked) {

@@ -47,7 +47,6 @@
 #include <unistd.h>
 
 #include "core_internal.h"
-#include "timeline.h"
 
 /* ---- fork ---------------------------------------------------------------- */
 
@@ -217,8 +216,7 @@ static void write_crash_report(int signal_number, const char *name)
      * so): whether the program would have released it is not known. */
     if (recorded) {
         lt_run_verdict verdict = {stats.live_objects, stats.live_bytes, stats.misuse, 0, signal_number,
-                                  text_written[0] ? text_written : NULL, json_written ? path : NULL, NULL, 0};
-        verdict.csv_path = lt_timeline_file(&verdict.csv_started);
+                                  text_written[0] ? text_written : NULL, json_written ? path : NULL};
         lt_run_log_append(&verdict);
     }
     alarm(0);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "timeline.h"
 
 /* Copies `text` into `out` with tabs and line breaks, which would split
  * the line, made '?'; returns the length written (at most size - 1). */
@@ -54,12 +55,13 @@ static size_t format_line(const lt_run_verdict *verdict)
     copy_field(program, sizeof program, program_invocation_short_name);
     copy_field(text_path, sizeof text_path, verdict->text_path);
     copy_field(json_path, sizeof json_path, verdict->json_path);
-    copy_field(csv_path, sizeof csv_path, verdict->csv_path);
+    int csv_started;
+    copy_field(csv_path, sizeof csv_path, lt_timeline_file(&csv_started));
     int length = snprintf(line, sizeof line,
                           "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%d\n",
                           (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
                           verdict->signal, program, text_path, json_path, verdict->inherited_objects, csv_path,
-                          verdict->csv_started ? 1 : 0);
+                          csv_started ? 1 : 0);
     return length > 0 && (size_t)length < sizeof line ? (size_t)length : 0;
 }
 
