@@ -88,8 +88,7 @@ run_verdicts run_log_read(const char *path)
             !parse_number(fields[1], &v.leaked_objects) || !parse_number(fields[2], &v.leaked_bytes) ||
             !parse_number(fields[3], &v.misuse) || !parse_number(fields[4], &signal_number) ||
             !parse_number(fields[8], &v.inherited_objects) || !parse_number(fields[10], &started) || started > 1 ||
-            pid > LONG_MAX ||
-            signal_number >= 128) {
+            pid > LONG_MAX || signal_number >= 128) {
             verdicts.malformed++;
             continue;
         }
@@ -151,18 +150,23 @@ void run_verdicts_free(run_verdicts *verdicts)
 #define LISTED_CLEAN_MAX 10 /* all of them, when there are no more than this */
 #define LISTED_NOTABLE_MAX 50 /* with leaks, misuse or a crash */
 
-/* The report files the processes wrote: per file, how many processes
- * wrote it and the last one, so that each listing is O(1) per process
- * (a test runner may start thousands). */
+/* A report or timeline file the processes wrote: how many processes wrote
+ * it (for a timeline: started it anew) and the last one (reports only). */
+typedef struct written_file {
+    size_t writers, last;
+    const char *path;
+    char kind; /* 'T' text report, 'J' JSON, 'C' timeline */
+} written_file;
+
+/* The files by key, so that each listing is O(1) per process (a test
+ * runner may start thousands). */
 typedef struct file_writers {
-    string_map ids; /* 'T' or 'J' + path -> index into the arrays */
+    string_map ids; /* file_key() -> index into files */
+    written_file *files;
     size_t count, capacity;
-    size_t *writers, *last;
-    const char **paths;
-    char *kinds;
 } file_writers;
 
-/* The map's key of a file: its kind ('T' text, 'J' JSON), then its path. */
+/* The map's key of a file: its kind, then its path. */
 static char *file_key(char kind, const char *path)
 {
     size_t size = strlen(path) + 2;
@@ -179,14 +183,9 @@ static size_t file_id(file_writers *files, char kind, const char *path, int *add
     if (*added) {
         if (files->count == files->capacity) {
             files->capacity = files->capacity ? files->capacity * 2 : 16;
-            files->writers = cli_realloc(files->writers, files->capacity, sizeof *files->writers);
-            files->last = cli_realloc(files->last, files->capacity, sizeof *files->last);
-            files->paths = cli_realloc(files->paths, files->capacity, sizeof *files->paths);
-            files->kinds = cli_realloc(files->kinds, files->capacity, sizeof *files->kinds);
+            files->files = cli_realloc(files->files, files->capacity, sizeof *files->files);
         }
-        files->writers[id] = 0;
-        files->paths[id] = path;
-        files->kinds[id] = kind;
+        files->files[id] = (written_file){0, 0, path, kind};
         files->count++;
     }
     return id;
@@ -209,8 +208,8 @@ static void count_writers(file_writers *files, const run_verdicts *verdicts)
             if (!keeps_last_only(path))
                 continue;
             size_t id = file_id(files, json ? 'J' : 'T', path, &added);
-            files->writers[id]++;
-            files->last[id] = i;
+            files->files[id].writers++;
+            files->files[id].last = i;
         }
         /* A timeline is emptied when its first row is written, not at
          * exit, so the order of the log says nothing of which one stays:
@@ -218,8 +217,8 @@ static void count_writers(file_writers *files, const run_verdicts *verdicts)
         const run_verdict *v = &verdicts->items[i];
         int added;
         if (v->csv_started && keeps_last_only(v->csv_path)) {
-            size_t id = file_id(files, 'C', v->csv_path, &added); /* before the arrays: it may grow them */
-            files->writers[id]++;
+            size_t id = file_id(files, 'C', v->csv_path, &added); /* before the array: it may grow it */
+            files->files[id].writers++;
         }
     }
 }
@@ -236,7 +235,7 @@ static void say_file(file_writers *files, const run_verdicts *verdicts, size_t i
     size_t last = index;
     char *key = file_key(json ? 'J' : 'T', path);
     if (string_map_get(&files->ids, key, &id))
-        last = files->last[id];
+        last = files->files[id].last;
     free(key);
     if (last == index)
         snprintf(out, size, "; %s in %s", json ? "JSON" : "report", path);
@@ -308,21 +307,19 @@ size_t run_log_summarize(const run_verdicts *verdicts)
         fprintf(stderr, "  and %zu more with no leaks or misuse\n", clean_left);
     /* One line per file that several processes wrote: only the last
      * one's report is in it. */
-    for (size_t id = 0; id < files.count; id++)
-        if (files.writers[id] > 1 && files.kinds[id] == 'C')
+    for (size_t id = 0; id < files.count; id++) {
+        const written_file *f = &files.files[id];
+        if (f->writers > 1 && f->kind == 'C')
             cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of the last "
                      "to start it (and of the processes it forked) only (put %%p in the name to keep each "
                      "process's)",
-                     files.writers[id], files.paths[id]);
-        else if (files.writers[id] > 1)
+                     f->writers, f->path);
+        else if (f->writers > 1)
             cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep each "
                      "process's)",
-                     files.writers[id], files.paths[id], verdicts->items[files.last[id]].pid,
-                     files.kinds[id] == 'J' ? "JSON" : "report");
+                     f->writers, f->path, verdicts->items[f->last].pid, f->kind == 'J' ? "JSON" : "report");
+    }
     string_map_free(&files.ids);
-    free(files.writers);
-    free(files.last);
-    free(files.paths);
-    free(files.kinds);
+    free(files.files);
     return leaking;
 }
