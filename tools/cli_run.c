@@ -415,11 +415,10 @@ int cli_run(int argc, char **argv)
 
     /* Every tracked process of the tree adds its verdict to the run log.
      * Without one (no writable TMPDIR) the run goes on as before: the
-     * program's status and the files the last process wrote. */
-    /* Inside another livetrack run: its log gets this run's verdicts too. */
-    char *enclosing_log = getenv("LIVETRACK_RUN_LOG") && *getenv("LIVETRACK_RUN_LOG")
-                              ? cli_strdup(getenv("LIVETRACK_RUN_LOG"))
-                              : NULL;
+     * program's status and the files the last process wrote. Inside
+     * another livetrack run, that run's log gets these verdicts too. */
+    const char *outer_log = getenv("LIVETRACK_RUN_LOG");
+    char *enclosing_log = outer_log && *outer_log ? cli_strdup(outer_log) : NULL;
     run_log_path = run_log_create();
     if (run_log_path) {
         atexit(remove_run_log);
@@ -485,8 +484,9 @@ int cli_run(int argc, char **argv)
                      verdicts.malformed, verdicts.malformed == 1 ? "" : "s");
         size_t leaking = run_log_summarize(&verdicts);
         /* A process whose status said "leaks" may have had it dropped by
-         * the script that ran it; a death by signal stays the news. */
-        /* --fail-on-leak's, or the caller's, read as the core reads it */
+         * the script that ran it; a death by signal stays the news. The
+         * status is --fail-on-leak's or the caller's, read as strictly as
+         * the core reads it. */
         const char *leak_status = getenv("LIVETRACK_EXIT_CODE");
         char *end = NULL;
         long code = leak_status ? strtol(leak_status, &end, 10) : 0;
