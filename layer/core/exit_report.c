@@ -120,10 +120,14 @@ __attribute__((destructor)) static void exit_report(void)
             memcpy(json_written, out.path, sizeof json_written);
         }
     }
-    uint64_t leaked = lt_report_model_leaks_to_count(&model);
     /* A forked child's verdict is its own: what it inherited is its
-     * parent's to release (and is in the child's report all the same). */
-    lt_run_verdict verdict = {model.snapshot ? leaked - model.inherited_objects : leaked,
+     * parent's to release (and is in the child's report all the same).
+     * The exit status follows the verdict, or every forked worker of a
+     * program that holds a context would fail. */
+    uint64_t leaked = lt_report_model_leaks_to_count(&model);
+    if (model.snapshot)
+        leaked -= model.inherited_objects;
+    lt_run_verdict verdict = {leaked,
                               model.snapshot ? model.leaked_bytes - model.inherited_bytes : model.stats.live_bytes,
                               model.stats.misuse, model.snapshot ? model.inherited_objects : 0, 0,
                               text_written[0] ? text_written : NULL,

@@ -168,6 +168,12 @@ int main(int argc, char **argv)
         int status;
         if (child < 0 || waitpid(child, &status, 0) != child)
             return 97;
+        /* The child only inherited the context: under --fail-on-leak its
+         * status must still be 0, or the tool changed the program. */
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "cli_app: the forked child ended with status %d\n", status);
+            return 96;
+        }
     }
 
     churn(context, churn_count);
