@@ -275,17 +275,29 @@ static int collect_kept(builder *b)
     if (b->pair_count > 1)
         qsort(b->pairs, b->pair_count, sizeof *b->pairs, compare_u64);
     model->kept = lt_malloc((b->pair_count ? b->pair_count : 1) * sizeof *model->kept);
-    if (!model->kept)
+    /* One bit per snapshot object: a released object two sites keep
+     * alive counts once among those kept by leaks. */
+    uint64_t *counted = lt_calloc(model->count / 64 + 1, sizeof *counted);
+    if (!model->kept || !counted) {
+        lt_free(counted);
         return 0;
+    }
     for (size_t i = 0; i < b->pair_count; i++) {
         if (i && b->pairs[i] == b->pairs[i - 1])
             continue;
         lt_report_site *site = &model->sites[b->pairs[i] >> 32];
+        size_t kept = (size_t)(b->pairs[i] & 0xffffffffu);
         if (!site->kept_count)
             site->kept_first = model->kept_total;
         site->kept_count++;
-        model->kept[model->kept_total++] = (size_t)(b->pairs[i] & 0xffffffffu);
+        model->kept[model->kept_total++] = kept;
+        uint64_t bit = (uint64_t)1 << (kept % 64);
+        if (site->suppression < 0 && !(counted[kept / 64] & bit)) {
+            counted[kept / 64] |= bit;
+            model->kept_by_leaks++;
+        }
     }
+    lt_free(counted);
     return 1;
 }
 

@@ -5,7 +5,8 @@
  *
  *   leaked      live objects the program still holds (refs > 0)
  *   kept alive  live objects the program released, held only by their
- *               live children: not leaks of their own
+ *               live children (leaked or suppressed) or by a call in
+ *               progress: not leaks of their own
  *   sites       leaked objects grouped by the application frames of their
  *               creation stack (site_groups.h), largest first by bytes,
  *               then by count, then oldest first; suppressed sites after
@@ -68,6 +69,7 @@ typedef struct lt_report_model {
     uint64_t leaked_objects, leaked_bytes;         /* not suppressed */
     uint64_t suppressed_objects, suppressed_bytes;
     uint64_t kept_objects;                         /* kept alive, released by the program */
+    uint64_t kept_by_leaks;                        /* of those, held through unsuppressed leaks */
     uint64_t inherited_objects, inherited_bytes;   /* of the leaked: made before this process forked */
     lt_report_kind *by_type;      /* leaked, not suppressed, largest first */
     size_t type_count;

@@ -165,9 +165,15 @@ static void print_summary(FILE *out, const lt_report_model *model)
                     size);
         }
     }
-    if (model->kept_objects)
+    if (model->kept_by_leaks)
         fprintf(out, "livetrack: %" PRIu64 " object%s the program released %s kept alive by leaked objects\n",
-                model->kept_objects, plural(model->kept_objects), model->kept_objects == 1 ? "is" : "are");
+                model->kept_by_leaks, plural(model->kept_by_leaks), model->kept_by_leaks == 1 ? "is" : "are");
+    /* Held by suppressed leaks, or by a destroy in progress in another
+     * thread (a Level Zero keeper): alive, but no leak keeps them. */
+    uint64_t held_otherwise = model->kept_objects - model->kept_by_leaks;
+    if (held_otherwise)
+        fprintf(out, "livetrack: %" PRIu64 " object%s the program released %s still held by suppressed objects or by "
+                "calls in progress\n", held_otherwise, plural(held_otherwise), held_otherwise == 1 ? "is" : "are");
     const lt_suppressions *patterns = model->suppressions;
     if (patterns->path) {
         lt_format_bytes(model->suppressed_bytes, size, sizeof size);

@@ -825,6 +825,23 @@ static void test_leak_report(void)
     fflush(file);
     CHECK_EQ_INT(ftell(file), 0);
     fclose(file);
+
+    /* a released context held only by a keeper (a destroy in progress in
+     * another thread): alive, but no leaked object keeps it */
+    CHECK_EQ_INT(create_full(ctx, T_CTX, 0, 0, 0, 0, NULL), LIVETRACK_OK);
+    livetrack_keeper *keeper = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, ctx);
+    CHECK(keeper != NULL);
+    CHECK_EQ_INT(release(ctx), LIVETRACK_OK);
+    file = tmpfile();
+    CHECK_EQ_INT(livetrack_write_leak_report(file, 1), 0);
+    count = read_lines(file, lines, 64);
+    fclose(file);
+    CHECK_EQ_INT(count, 3);
+    check_line(lines, count, 1, "livetrack: 1 object the program released is still held by suppressed objects or by "
+                                "calls in progress");
+    check_line(lines, count, 2, "livetrack: total: 0 leaked objects, 0 bytes (0 bytes)");
+    livetrack_let_go(keeper);
+    CHECK_EQ_INT(live_objects(), 0);
 }
 
 /* ---- the exit report, in child processes ---------------------------------------------- */
