@@ -232,7 +232,9 @@ LIVETRACK_API void livetrack_snapshot_free(livetrack_snapshot *snapshot);
  * mark = livetrack_mark(); run code; then livetrack_snapshot_since(mark)
  * lists only the objects created after the mark that are still live, and
  * livetrack_leaks_since(mark, out) counts (and reports) those the program
- * still holds: a unit test can assert that a function leaks nothing. */
+ * still holds: a unit test can assert that a function leaks nothing.
+ * Without memory for the snapshot, which objects leaked is not known and
+ * every live object counts (never 0 on a guess). */
 LIVETRACK_API uint64_t livetrack_mark(void);
 LIVETRACK_API livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void *owner, uint64_t mark);
 LIVETRACK_API size_t livetrack_leaks_since(uint64_t mark, FILE *report);

@@ -15,6 +15,9 @@
  *    "0 leaked"), and LIVETRACK_EXIT_CODE fails the run.
  * 3. Declaring types with one allocation failing: the whole set or
  *    one name is lost, and the message says which.
+ * 3b. Counting leaks without a report (livetrack_leaks_since(mark, NULL),
+ *    livetrack_write_report(NULL, ...)) when the count's snapshot fails:
+ *    every live object counts, never 0.
  * 4. With a layer and an OpenCL program: the program's stdout and exit
  *    status are the same as without injected failures, and the layer
  *    refuses none of its calls.
@@ -90,6 +93,24 @@ static int declare_types(void)
     for (livetrack_type type = 0; type < 3; type++)
         printf(" %s", livetrack_type_name(LIVETRACK_DOMAIN_USER, type));
     printf("\n");
+    return 0;
+}
+
+/* The child of count_faults: three objects, then the two counts that
+ * take a snapshot and build no report. */
+static int count_leaks(void)
+{
+    int created = 0;
+    for (int i = 0; i < 3; i++) {
+        livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = 1, .handle = 0x9000 + (uint64_t)i * 16,
+                                       .bytes = 8, .call = "oom_count"};
+        created += livetrack_create(&object) == LIVETRACK_OK;
+    }
+    size_t counted = livetrack_leaks_since(0, NULL);
+    size_t written = livetrack_write_report(NULL, LIVETRACK_FORMAT_TEXT, 0, 0);
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    printf("created %d counted %zu written %zu incomplete %d\n", created, counted, written, stats.incomplete);
     return 0;
 }
 
@@ -298,16 +319,54 @@ static void opencl_faults(const char *layer, const char *program)
     rel_run_free(&reference);
 }
 
+/* Only the Kth allocation failing, for each K until none fails: a count
+ * whose snapshot failed says 3 (all live), as one that had it does. */
+static void count_faults(void)
+{
+    char *argv[] = {(char *)rel_self(), "count", NULL};
+    int snapshot_failed = 0;
+    for (long k = 0; k < 200; k++) {
+        char fault_env[64];
+        snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%ld:1", k);
+        const char *env[] = {fault_env, "LIVETRACK_EXIT_REPORT=off", NULL};
+        rel_run run = rel_spawn(argv, env, 60);
+        int created = -1, incomplete = -1;
+        size_t counted = 0, written = 0;
+        int parsed = sscanf(run.out, "created %d counted %zu written %zu incomplete %d", &created, &counted,
+                            &written, &incomplete) == 4;
+        int failed_before = check_failed;
+        CHECK(rel_exited(&run, 0) && parsed);
+        int done = strstr(run.err, " allocations, 0 failed") != NULL; /* K is past every allocation */
+        if (parsed && created == 3 && rel_count(run.err, "out of memory allocating a snapshot") == 1) {
+            snapshot_failed++;
+            CHECK_EQ_INT(counted, 3);
+            CHECK_EQ_INT(written, 3);
+        }
+        if (check_failed != failed_before) {
+            char what[96];
+            snprintf(what, sizeof what, "counts with LIVETRACK_FAULT_ALLOC_AFTER=%ld:1", k);
+            rel_dump(what, &run);
+        }
+        rel_run_free(&run);
+        if (done || check_failed != failed_before)
+            break;
+    }
+    CHECK(snapshot_failed > 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "workload"))
         return workload();
+    if (argc > 1 && !strcmp(argv[1], "count"))
+        return count_leaks();
     if (argc > 1 && !strcmp(argv[1], "types"))
         return declare_types();
     int every_k = argc > 1 && !strcmp(argv[1], "--all");
     registry_faults(every_k);
     snapshot_fault_at_exit();
     type_name_faults();
+    count_faults();
     if (argc > 2 + every_k)
         opencl_faults(argv[1 + every_k], argv[2 + every_k]);
     return check_summary(every_k ? "reliability.oom_every_allocation" : "reliability.oom");
