@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "report_writers.h"
 
 /* ---- fork ---------------------------------------------------------------- */
 
@@ -193,14 +194,22 @@ static void write_crash_report(int signal_number, const char *name)
     int recorded = lt_process_recorded_anything();
     int always = settings->exit_report == LT_EXIT_REPORT_ALWAYS && recorded;
     static char text_written[sizeof path];
-    if (settings->exit_report != LT_EXIT_REPORT_OFF && (stats.live_objects || always)) {
+    int text = settings->exit_report != LT_EXIT_REPORT_OFF && (stats.live_objects || always);
+    /* One model for the text and the JSON: the crash's time is bounded. */
+    static lt_report_model model;
+    int modelled = text || (recorded && settings->json);
+    if (modelled)
+        lt_report_model_build(&model, 0);
+    /* Objects live but none leaked (kept alive, suppressed): no text, so
+     * no file is emptied and named as holding a report. */
+    if (text && (lt_report_model_leaks_to_count(&model) || always)) {
         FILE *out = open_crash_output(settings->output, path, sizeof path);
         if (out)
             memcpy(text_written, path, sizeof path);
         snprintf(line, sizeof line, "livetrack: pid %ld got %s; the leak report as of the crash is %s%s\n",
                  (long)getpid(), name, out ? "in " : "below", out ? path : "");
         say(line);
-        livetrack_write_leak_report(out ? out : stderr, always);
+        lt_report_write_text(out ? out : stderr, &model, always ? LIVETRACK_REPORT_ALWAYS : 0);
         if (out)
             fclose(out);
         else
@@ -209,9 +218,11 @@ static void write_crash_report(int signal_number, const char *name)
     FILE *json = recorded ? open_crash_output(settings->json, path, sizeof path) : NULL;
     int json_written = json != NULL;
     if (json) {
-        livetrack_write_report(json, LIVETRACK_FORMAT_JSON, settings->peak_report ? LIVETRACK_REPORT_PEAK : 0, 0);
+        lt_report_write_json(json, &model, settings->peak_report ? LIVETRACK_REPORT_PEAK : 0);
         fclose(json);
     }
+    if (modelled)
+        lt_report_model_free(&model);
     /* A crash's verdict counts what was live when it came (the run says
      * so): whether the program would have released it is not known. */
     if (recorded) {

@@ -99,6 +99,14 @@ static int child(int argc, char **argv)
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "crashtest", type_names, 3);
     if (own_handler)
         signal(SIGSEGV, on_segv);
+    if (argc > 3 && !strcmp(argv[3], "kept")) {
+        /* live but not leaked: released, held by a keeper */
+        create(0x1000, 0, 0);
+        if (!livetrack_keep_alive(LIVETRACK_DOMAIN_USER, 0x1000) ||
+            livetrack_release(LIVETRACK_DOMAIN_USER, 0, 0x1000, NULL, NULL) != LIVETRACK_OK)
+            return 4;
+        crash(how);
+    }
     create(0x1000, 0, 0);
     for (int i = 1; i < OBJECTS; i++)
         create(0x2000 + 0x10 * (uint64_t)i, 1, 0x1000);
@@ -206,6 +214,32 @@ static void run_scenario(const char *dir, const scenario *s)
     rel_run_free(&run);
 }
 
+/* A crash with objects live but none leaked writes no text report: the
+ * file LIVETRACK_OUTPUT names keeps what it held, and no message says a
+ * report is in it. */
+static void run_kept_only(const char *dir)
+{
+    char output[512], output_env[600];
+    snprintf(output, sizeof output, "%s/kept.txt", dir);
+    snprintf(output_env, sizeof output_env, "LIVETRACK_OUTPUT=%s", output);
+    FILE *file = fopen(output, "w");
+    CHECK(file && fputs("the program's own\n", file) >= 0 && fclose(file) == 0);
+    const char *env[] = {output_env, "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_CRASH_REPORT=",
+                         "ASAN_OPTIONS=handle_segv=0:detect_leaks=0", NULL};
+    char *argv[] = {(char *)rel_self(), "child", "segv", "kept", NULL};
+    rel_run run = rel_spawn(argv, env, 30);
+    int failed_before = check_failed;
+    CHECK(rel_killed_by(&run, SIGSEGV));
+    char *kept = rel_read_file(output);
+    CHECK(kept && !strcmp(kept, "the program's own\n"));
+    free(kept);
+    CHECK_EQ_INT(rel_count(run.err, "livetrack: pid"), 0);
+    if (check_failed != failed_before)
+        rel_dump("crash with only a kept-alive object", &run);
+    rel_run_free(&run);
+    unlink(output);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "child"))
@@ -219,6 +253,7 @@ int main(int argc, char **argv)
     const char *dir = rel_tmpdir("crash");
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
         run_scenario(dir, &scenarios[i]);
+    run_kept_only(dir);
     if (!check_failed)
         rel_rmdir(dir);
     return check_summary("reliability.crash");
