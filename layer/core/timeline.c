@@ -8,9 +8,15 @@
  * longer than the stack buffer is assembled in memory of its size (only
  * without memory does it go out in pieces). Names are quoted as RFC 4180
  * says when they need it, so a row is always one record. Rows
- * are numbered and written under one mutex, so their order is the order of
- * the events; the timeline is opt-in and this lock is never taken when it
- * is off.
+ * are numbered and written under one mutex, so their numbers are the order
+ * in which they were written, and each thread's rows are in the order of
+ * its events. The registry applies an event under its shard lock and the
+ * row is written after that lock is dropped (taking this mutex inside a
+ * shard lock would deadlock the crash handler, which keeps the mutex and
+ * then takes the shard locks), so two threads racing on one handle may
+ * get their rows in the opposite order; a hand-off the program
+ * synchronizes (a release, then another thread's create) keeps its order.
+ * The timeline is opt-in and this lock is never taken when it is off.
  *
  * A crash must not tear the last row either. When a process dies, the
  * kernel cuts short a write() in flight at a page boundary of the file
