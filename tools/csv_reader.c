@@ -190,6 +190,34 @@ static long read_line(FILE *in, char **buffer, size_t *capacity)
     return length < 0 ? -1 : (long)length;
 }
 
+/* Whether a quoted field is open, by split's rules: a quote opens a field
+ * only as its first character ("" inside is one quote, a lone one closes
+ * it); anywhere else it is an ordinary character. Counting every quote
+ * instead took a stray one inside a name for an open field and joined the
+ * rest of the file into one record. */
+typedef struct quote_state {
+    int quoted;      /* inside a quoted field */
+    int field_start; /* the next character starts a field */
+} quote_state;
+
+static void scan_quotes(quote_state *state, const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++) {
+        char c = text[i];
+        if (state->quoted) {
+            if (c == '"' && i + 1 < length && text[i + 1] == '"')
+                i++;
+            else if (c == '"')
+                state->quoted = 0;
+        } else if (c == '"' && state->field_start) {
+            state->quoted = 1;
+            state->field_start = 0;
+        } else {
+            state->field_start = c == ',';
+        }
+    }
+}
+
 /* Reads one row: a line, and the lines after it while a quoted field is
  * open (a name with a line break is written quoted, RFC 4180). `piece` is
  * scratch space for the continuation lines; *lines counts the lines read.
@@ -201,12 +229,10 @@ static long read_record(FILE *in, char **record, size_t *capacity, char **piece,
     if (length < 0)
         return -1;
     *lines = 1;
-    size_t used = (size_t)length, quotes = 0;
-    for (size_t i = 0; i < used; i++)
-        quotes += (*record)[i] == '"';
-    /* Doubled quotes inside a field come in pairs: an odd count means a
-     * field is still open at the end of this line. */
-    while (quotes % 2 && (*record)[used - 1] == '\n') {
+    size_t used = (size_t)length;
+    quote_state state = {0, 1};
+    scan_quotes(&state, *record, used);
+    while (state.quoted && (*record)[used - 1] == '\n') {
         long more = read_line(in, piece, piece_capacity);
         if (more < 0)
             break;
@@ -215,8 +241,7 @@ static long read_record(FILE *in, char **record, size_t *capacity, char **piece,
             *record = cli_realloc(*record, *capacity, 1);
         }
         memcpy(*record + used, *piece, (size_t)more + 1);
-        for (long i = 0; i < more; i++)
-            quotes += (*piece)[i] == '"';
+        scan_quotes(&state, *piece, (size_t)more);
         used += (size_t)more;
         ++*lines;
     }

@@ -512,6 +512,21 @@ def case_fixtures():
         counted = [e for e in events if e["ph"] == "C" and e["name"] == "live objects (all types)"]
         check("left out 1 malformed row (the first on line 3)" in result.stderr and len(counted) == 5,
               "%s: rows after a stray quote lost (%d kept):\n%s" % (name, len(counted), result.stderr))
+    # A quote inside a field is an ordinary character (only a field's first
+    # one opens quotes): no row is joined to the next, even where the joined
+    # lines would land in columns the reader does not use.
+    full_header = ("seq,time_ms,event,call,api,type,handle,bytes,type_live,live_objects,live_bytes,vm_size_kb,"
+                   "vm_rss_kb,vm_data_kb,vm_peak_kb,threads,d_vm_size_kb,d_vm_rss_kb,d_vm_data_kb,d_vm_peak_kb,"
+                   "d_threads\n")
+    rows = ["%d,%d.000,create,makeX,user,object,0x%x,8,%d,%d,%d,100,50,40,120,1,0,0,0,0,0\n" % (i, i, 0x1000 * i, i, i,
+                                                                                          8 * i) for i in range(1, 7)]
+    rows[1] = rows[1].replace("makeX", 'ma"keX')
+    open(work("mid-quote.csv"), "w").write(full_header + "".join(rows))
+    result = livetrack("trace", work("mid-quote.csv"), "-o", work("mid-quote.json"), expect=0)
+    events = json.load(open(work("mid-quote.json")))["traceEvents"]
+    counted = [e for e in events if e["ph"] == "C" and e["name"] == "live objects (all types)"]
+    check(len(counted) == 6 and "malformed" not in result.stderr,
+          "a quote inside a name: %d rows of 6 read:\n%s" % (len(counted), result.stderr))
 
     # Misuse rows get the report's message for that very call. A record's seq
     # counts creations, a row's seq counts rows: they are matched on the
