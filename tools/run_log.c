@@ -26,6 +26,11 @@ char *run_log_create(void)
     const char *directory = getenv("TMPDIR");
     if (!directory || !*directory)
         directory = "/tmp";
+    /* Absolute: the processes of the tree may change directory before
+     * they append, and a relative path would miss the log. */
+    char resolved[PATH_MAX];
+    if (directory[0] != '/' && realpath(directory, resolved))
+        directory = resolved;
     size_t size = strlen(directory) + 32;
     char *path = cli_alloc(size);
     snprintf(path, size, "%s/livetrack-run.XXXXXX", directory);

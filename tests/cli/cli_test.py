@@ -798,6 +798,11 @@ def case_run_tree():
     check(re.search(r"\(cli_app\): no leaks \(and 1 object inherited from its parent\)", result.stderr),
           "run of a forking program: the child's inherited context:\n" + result.stderr)
     livetrack("run", "--fail-on-leak=7", "--", app, "--fork", "--leak", "2", expect=7, env=env)
+    # a relative $TMPDIR: a process that changes directory still reaches the log
+    os.makedirs(work("relative-tmp"), exist_ok=True)
+    relative = dict(env, TMPDIR=os.path.relpath(work("relative-tmp")))
+    livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", 'cd /; "$0" --leak 2 2>/dev/null; true', app,
+              expect=7, env=relative)
     # a livetrack run inside another passes its processes' verdicts on
     nested = '"$1" run -- "$0" --leak 2 2>/dev/null; exit 0'
     result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", nested, app, args.livetrack, expect=7,
