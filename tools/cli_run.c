@@ -182,6 +182,31 @@ static char *absolute_path(const char *path)
     return absolute;
 }
 
+/* Two of the files one name (or two names of one regular file): the last
+ * writer would replace the other's content, and an output named like the
+ * suppressions file would overwrite it. Devices (/dev/null) may be shared. */
+static int same_file(const char *a, const char *b)
+{
+    if (!a || !b)
+        return 0;
+    struct stat sa, sb;
+    int a_exists = stat(a, &sa) == 0, b_exists = stat(b, &sb) == 0;
+    if (a_exists && b_exists)
+        return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return !a_exists && !b_exists && !strcmp(a, b);
+}
+
+static void refuse_shared_files(const char *json, const char *csv, const char *output, const char *suppressions)
+{
+    const char *const names[] = {"--json", "--csv", "--output", "--suppressions"};
+    const char *const paths[] = {json, csv, output, suppressions};
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            if (same_file(paths[i], paths[j]))
+                cli_fail("%s and %s name the same file (%s): one would overwrite the other", names[i], names[j],
+                         paths[j]);
+}
+
 static volatile sig_atomic_t child_pid;
 
 /* The run log's path while it exists; removed whenever livetrack exits
@@ -297,6 +322,7 @@ int cli_run(int argc, char **argv)
     }
     if (!cli_more(&parser))
         cli_fail("no program to run (usage: livetrack run [OPTIONS] -- PROGRAM [ARGS...])");
+    refuse_shared_files(json, csv, output, suppressions);
     char **program_argv = parser.argv + parser.index;
     if (suppressions && access(suppressions, R_OK) != 0)
         cli_fail("cannot read the suppressions file %s: %s", suppressions, strerror(errno));

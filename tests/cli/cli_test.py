@@ -659,6 +659,18 @@ def case_run_status():
     check(process.wait(timeout=30) == 128 + 15, "SIGTERM was not passed on: status %s" % process.returncode)
     # --fail-on-leak: N when something leaked, the program's status otherwise
     livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=armed_env())
+    # two outputs (or an output and the suppressions) naming one file are refused; devices may be shared
+    result = livetrack("run", "--json", work("same.out"), "--csv", work("same.out"), "--", app, expect=2,
+                       env=armed_env())
+    check("--json and --csv name the same file" in result.stderr, "run --json X --csv X:\n" + result.stderr)
+    open(work("keep.supp"), "w").write("type:cl_event\n")
+    if not os.path.lexists(work("keep-link.supp")):
+        os.symlink(work("keep.supp"), work("keep-link.supp"))
+    result = livetrack("run", "--suppressions", work("keep.supp"), "--output", work("keep-link.supp"), "--", app,
+                       expect=2, env=armed_env())
+    check("--output and --suppressions name the same file" in result.stderr and
+          open(work("keep.supp")).read() == "type:cl_event\n", "run --output over the suppressions:\n" + result.stderr)
+    livetrack("run", "--json", "/dev/null", "--csv", "/dev/null", "--", app, "--leak", "0", expect=0, env=armed_env())
     livetrack("run", "--fail-on-leak", app, "--leak", "2", expect=1, env=armed_env())
     livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "0", expect=0, env=armed_env())
     result = livetrack("run", "--", app, "--leak", "2", expect=0, env=armed_env())
