@@ -52,6 +52,30 @@ static size_t bad_time_in(const json_value *array)
     return 0;
 }
 
+/* Says in `why` which site of `sites` has a count that is no count;
+ * 0 when all are good. */
+static int bad_site_in(const json_value *sites, const char *label, char *why, size_t size)
+{
+    for (size_t i = 0; i < json_count(sites); i++) {
+        const json_value *site = json_at(sites, i);
+        const char *field = !site || site->kind != JSON_OBJECT           ? NULL
+                            : !is_object_count(json_get(site, "objects")) ? "objects"
+                            : !is_count(json_get(site, "bytes"))          ? "bytes"
+                            : !types_counted(json_get(site, "types"))     ? "types"
+                                                                          : "";
+        if (!field)
+            snprintf(why, size, "%s %zu is not an object", label, i + 1);
+        else if (!strcmp(field, "types"))
+            snprintf(why, size, "%s %zu: a type's \"objects\" or \"bytes\" is not a count", label, i + 1);
+        else if (*field)
+            snprintf(why, size, "%s %zu: \"%s\" is missing or not a count", label, i + 1, field);
+        else
+            continue;
+        return 1;
+    }
+    return 0;
+}
+
 /* What every command reads must be there and of its kind: a damaged file
  * must not pass for a report without leaks (diff exiting 0 in CI). NULL
  * when it is well formed, else what is wrong. */
@@ -64,22 +88,16 @@ static const char *malformed(const json_value *root, char *why, size_t size)
         return "\"summary\".\"leaked_objects\" is missing or not a count";
     if (!sites || sites->kind != JSON_ARRAY)
         return "\"sites\" is missing or not an array";
-    for (size_t i = 0; i < json_count(sites); i++) {
-        const json_value *site = json_at(sites, i);
-        const char *field = !site || site->kind != JSON_OBJECT           ? NULL
-                            : !is_object_count(json_get(site, "objects")) ? "objects"
-                            : !is_count(json_get(site, "bytes"))          ? "bytes"
-                            : !types_counted(json_get(site, "types"))     ? "types"
-                                                                          : "";
-        if (!field)
-            snprintf(why, size, "site %zu is not an object", i + 1);
-        else if (!strcmp(field, "types"))
-            snprintf(why, size, "site %zu: a type's \"objects\" or \"bytes\" is not a count", i + 1);
-        else if (*field)
-            snprintf(why, size, "site %zu: \"%s\" is missing or not a count", i + 1, field);
-        else
-            continue;
+    if (bad_site_in(sites, "site", why, size))
         return why;
+    /* The peak's sites are counted as the leaks' are (pprof --set peak,
+     * report --peak): a negative count must not become 2^64 - 5. */
+    const json_value *peak_sites = json_path(root, "peak.sites");
+    if (peak_sites && peak_sites->kind != JSON_NULL) {
+        if (peak_sites->kind != JSON_ARRAY)
+            return "\"peak\".\"sites\" is not an array";
+        if (bad_site_in(peak_sites, "peak site", why, size))
+            return why;
     }
     if (!is_time_or_absent(json_path(root, "process.time_ms")))
         return "\"process\".\"time_ms\" is not a time";

@@ -355,6 +355,13 @@ def case_fixtures():
         "no_summary": (dict((k, v) for k, v in whole.items() if k != "summary"),
                        '"summary" is missing or not an object'),
     }
+    # the peak's sites are counts too: pprof --set peak made 2^64 - 5 of a -5
+    peak_damaged = json.loads(json.dumps(whole))
+    peak_damaged["peak"]["sites"][0]["types"][0]["objects"] = -5
+    damaged["peak_negative_type"] = (peak_damaged, "peak site 1: a type's \"objects\" or \"bytes\" is not a count")
+    peak_damaged = json.loads(json.dumps(whole))
+    peak_damaged["peak"]["sites"][0]["objects"] = 1.5e300
+    damaged["peak_huge_objects"] = (peak_damaged, 'peak site 1: "objects" is missing or not a count')
     for name, (document, problem) in damaged.items():
         with open(work(name + ".json"), "w") as out:
             json.dump(document, out)
