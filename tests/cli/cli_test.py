@@ -370,6 +370,17 @@ def case_fixtures():
             result = livetrack(*argv, expect=2)
             check(result.stderr.count("\n") == 1 and problem in result.stderr,
                   "livetrack %s on a damaged report: %r" % (argv[0], result.stderr))
+    # Names are shown as text, never as terminal commands: escape sequences
+    # (C0 and C1 controls) in a report read from anywhere come out as '?'.
+    hostile = json.loads(json.dumps(whole))
+    hostile["sites"][0]["frames"][0]["function"] = "main\u001b]0;pwned\u0007\u001b[2J\u009b31m"
+    hostile["sites"][0]["types"][0]["type"] = "cl_mem\nlivetrack: 0 leaks"
+    with open(work("hostile.json"), "w") as out:
+        json.dump(hostile, out)
+    for argv in (["report", work("hostile.json")], ["diff", base, work("hostile.json")]):
+        out = livetrack(*argv).stdout
+        check("main?]0;pwned??[2J??31m" in out and not re.search("[\x00-\x09\x0b-\x1f\x7f\x80-\x9f]", out) and
+              "\nlivetrack: 0 leaks" not in out, "livetrack %s printed control characters: %r" % (argv[0], out))
     # A report livetrack had no memory to make: its leaks are not known,
     # not none. report says so; diff refuses to compare either way round.
     unknown = dict(whole, sites=[], objects=[],
