@@ -324,6 +324,21 @@ static void test_units(void)
     CHECK(!strcmp(text, "1.50 s"));
     units_time_ms(125000, text, sizeof text);
     CHECK(!strcmp(text, "2 min 5 s"));
+    /* rounded first, then split or given a unit: no "2 min 60 s", no "1024 KiB" */
+    units_time_ms(179600, text, sizeof text);
+    CHECK(!strcmp(text, "3 min 0 s"));
+    units_time_ms(999.6, text, sizeof text);
+    CHECK(!strcmp(text, "1.00 s"));
+    units_bytes(1048575, text, sizeof text);
+    CHECK(!strcmp(text, "1.00 MiB"));
+    units_bytes(1023.7, text, sizeof text);
+    CHECK(!strcmp(text, "1.00 KiB"));
+    units_bytes(9.996 * 1024, text, sizeof text);
+    CHECK(!strcmp(text, "10.0 KiB"));
+    units_bytes(99.96 * 1024, text, sizeof text);
+    CHECK(!strcmp(text, "100 KiB"));
+    units_bytes(118.4 * 1024 * 1024, text, sizeof text);
+    CHECK(!strcmp(text, "118 MiB"));
     units_count(1234567, text, sizeof text);
     CHECK(!strcmp(text, "1,234,567"));
     units_count(-1000, text, sizeof text);
