@@ -502,6 +502,23 @@ static void site_bars(FILE *out, const json_value *const *sites, size_t count, i
     free(list);
 }
 
+typedef struct ranked_site {
+    uint64_t bytes;
+    int64_t objects;
+    size_t order; /* in the report */
+    const json_value *site;
+} ranked_site;
+
+static int compare_ranked(const void *left, const void *right)
+{
+    const ranked_site *a = left, *b = right;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    if (a->objects != b->objects)
+        return a->objects > b->objects ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
 static void sites_section(const plot_data *d, FILE *out)
 {
     fputs("<section class=\"panel\">\n", out);
@@ -514,28 +531,22 @@ static void sites_section(const plot_data *d, FILE *out)
     }
     const json_value *sites = json_get(d->report->root, "sites");
     size_t count = 0;
-    const json_value **list = cli_alloc((json_count(sites) + 1) * sizeof *list);
+    ranked_site *ranked = cli_alloc((json_count(sites) + 1) * sizeof *ranked);
     for (size_t i = 0; i < json_count(sites); i++) {
         const json_value *site = json_at(sites, i);
-        if (!json_bool(json_get(site, "suppressed"), 0) && json_int(json_get(site, "objects"), 0) > 0)
-            list[count++] = site;
-    }
-    /* Largest first: bytes, then objects (insertion sort: few sites). */
-    for (size_t i = 1; i < count; i++) {
-        const json_value *site = list[i];
-        uint64_t bytes = json_u64(json_get(site, "bytes"), 0);
         int64_t objects = json_int(json_get(site, "objects"), 0);
-        size_t j = i;
-        while (j > 0) {
-            uint64_t pb = json_u64(json_get(list[j - 1], "bytes"), 0);
-            int64_t po = json_int(json_get(list[j - 1], "objects"), 0);
-            if (pb > bytes || (pb == bytes && po >= objects))
-                break;
-            list[j] = list[j - 1];
-            j--;
+        if (!json_bool(json_get(site, "suppressed"), 0) && objects > 0) {
+            ranked[count] = (ranked_site){json_u64(json_get(site, "bytes"), 0), objects, count, site};
+            count++;
         }
-        list[j] = site;
     }
+    /* Largest first: bytes, then objects, then the report's order. An
+     * edited report may list them in any order, so no quadratic sort. */
+    qsort(ranked, count, sizeof *ranked, compare_ranked);
+    const json_value **list = cli_alloc((count + 1) * sizeof *list);
+    for (size_t i = 0; i < count; i++)
+        list[i] = ranked[i].site;
+    free(ranked);
     int by_bytes = 0;
     for (size_t i = 0; i < count; i++)
         by_bytes |= json_u64(json_get(list[i], "bytes"), 0) > 0;

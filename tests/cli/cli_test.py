@@ -446,6 +446,19 @@ def case_fixtures():
     html = check_html(work("fixture.html"))
     check("peak 8.00 MiB at 4.5 ms" in html, "plot: the bytes peak is not marked")
     check("make_buffer (helpers.h:17)" in html and "third_party_init" not in html, "plot: sites")
+    # sites listed smallest first (an edited report): drawn and listed largest first, ties in the report's order
+    many = json.load(open(json_file))
+    template = next(site for site in many["sites"] if not site.get("suppressed"))
+    many["sites"] = [dict(template, id=i + 1, objects=1 + i % 7, bytes=(i // 2) * 64,
+                          frames=[dict(template["frames"][0], function="site_%05d" % i)]) for i in range(3000)]
+    many["summary"]["leaked_objects"] = sum(site["objects"] for site in many["sites"])
+    with open(work("ascending.json"), "w") as out:
+        json.dump(many, out)
+    livetrack("plot", csv_file, work("ascending.json"), "-o", work("ascending.html"), expect=0)
+    listed = re.findall(r"<summary><b>(site_\d+)", check_html(work("ascending.html")))
+    wanted = sorted(many["sites"], key=lambda site: (-site["bytes"], -site["objects"], site["id"]))
+    check(listed == [site["frames"][0]["function"] for site in wanted],
+          "plot of sites in ascending order: listed %s..." % listed[:6])
     # either order of the inputs
     livetrack("plot", json_file, csv_file, "-o", work("fixture2.html"), expect=0)
     livetrack("plot", csv_file, "-o", work("fixture-nojson.html"), expect=0)
