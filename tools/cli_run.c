@@ -231,8 +231,10 @@ static void forward_signal(int signal_number)
 static pid_t start(char **program_argv, const sigset_t *old_mask)
 {
     int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0)
-        cli_fail("cannot start %s: %s", program_argv[0], strerror(errno));
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        cli_warn("cannot start %s: %s", program_argv[0], strerror(errno));
+        exit(EXIT_CANNOT_START);
+    }
     pid_t pid = fork();
     if (pid < 0) {
         cli_warn("cannot start %s: %s", program_argv[0], strerror(errno));

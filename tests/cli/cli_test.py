@@ -690,6 +690,10 @@ def case_run_status():
     check(process.wait(timeout=30) == 128 + 15, "SIGTERM was not passed on: status %s" % process.returncode)
     # --fail-on-leak: N when something leaked, the program's status otherwise
     livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=armed_env())
+    # no descriptors left for livetrack's own pipe: 125, as any other failure to start the program
+    result = run(["/bin/sh", "-c", 'ulimit -n 4; exec "$0" run -- /bin/true', args.livetrack], env=armed_env())
+    check(result.returncode == 125 and "cannot start /bin/true" in result.stderr,
+          "run out of descriptors: %d\n%s" % (result.returncode, result.stderr))
     # two outputs (or an output and the suppressions) naming one file are refused; devices may be shared
     result = livetrack("run", "--json", work("same.out"), "--csv", work("same.out"), "--", app, expect=2,
                        env=armed_env())
