@@ -121,7 +121,9 @@ static void print_summary(const report_file *report)
 
     int64_t kept = field(summary, "kept_alive_objects"), suppressed = field(summary, "suppressed_objects");
     if (kept)
-        printf("  %" PRId64 " object%s released by the program but kept alive by leaked ones\n", kept, plural(kept));
+        /* kept_alive_objects counts those held by suppressed leaks too */
+        printf("  %" PRId64 " object%s released by the program but still held by live children\n", kept,
+               plural(kept));
     if (suppressed) {
         units_bytes((double)size_field(summary, "suppressed_bytes"), size, sizeof size);
         printf("  %" PRId64 " leaked object%s (%s) suppressed\n", suppressed, plural(suppressed), size);
