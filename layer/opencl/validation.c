@@ -155,9 +155,18 @@ static int is_image_argument(cl_kernel kernel, cl_uint index, const char *name)
 static arg_kind kernel_argument_kind(cl_kernel kernel, cl_uint index, ltcl_type *type)
 {
     char name[64] = "";
-    if (ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof name - 1, name, NULL) !=
-        CL_SUCCESS)
+    cl_int info = ltcl_next->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof name - 1, name, NULL);
+    if (info != CL_SUCCESS) {
+        /* No such argument: the driver's CL_INVALID_ARG_INDEX is the
+         * answer, whatever the value, so nothing is checked here. */
+        cl_uint arguments = 0;
+        if (info == CL_INVALID_ARG_INDEX ||
+            (ltcl_next->clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof arguments, &arguments, NULL) ==
+                 CL_SUCCESS &&
+             index >= arguments))
+            return ARG_VALUE;
         return ARG_UNKNOWN;
+    }
     cl_kernel_arg_type_qualifier qualifier = 0;
     size_t length = strlen(name);
     /* A __local pointer takes a size and no value: a value is the driver's

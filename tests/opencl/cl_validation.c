@@ -304,6 +304,8 @@ static int run_refuse(void)
     REFUSED("clSetKernelArg", z.buffer, clSetKernelArg(kernel, 0, sizeof z.buffer, &z.buffer), CL_INVALID_MEM_OBJECT);
     REFUSED("clSetKernelArg", freed_buffer, clSetKernelArg(kernel, 0, sizeof freed_buffer, &freed_buffer),
             CL_INVALID_MEM_OBJECT);
+    /* No argument 7: the driver's CL_INVALID_ARG_INDEX, whatever the value */
+    CHECK_EQ_INT(clSetKernelArg(kernel, 7, sizeof z.buffer, &z.buffer), CL_INVALID_ARG_INDEX);
     cl_buffer_region region = {0, 16};
     REFUSED_OBJECT("clCreateSubBuffer", z.buffer,
                    clCreateSubBuffer(z.buffer, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err),
