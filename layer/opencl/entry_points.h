@@ -650,6 +650,15 @@
     X(clEnqueueMemsetINTEL, command_queue, cl_int, CODE,                                                             \
       (cl_command_queue command_queue, void *dst_ptr, cl_int value, size_t size, LTCL_WAIT_PARAMS),                  \
       (command_queue, dst_ptr, value, size, LTCL_WAIT_ARGS), OBJ(QUEUE, command_queue) WAITS, EVENT, (command_queue))\
+    /* ---- functions of finished extensions that only read their objects ---- */                                    \
+    X(clGetKernelSuggestedLocalWorkSizeKHR, kernel, cl_int, CODE,                                                    \
+      (cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,          \
+       const size_t *global_work_size, size_t *suggested_local_work_size),                                           \
+      (command_queue, kernel, work_dim, global_work_offset, global_work_size, suggested_local_work_size),            \
+      OBJ(QUEUE, command_queue) OBJ(KERNEL, kernel), PASS, ())                                                       \
+    X(clTerminateContextKHR, context, cl_int, CODE, (cl_context context), (context), OBJ(CONTEXT, context), PASS, ())\
+    X(clSetContentSizeBufferPoCL, buffer, cl_int, CODE, (cl_mem buffer, cl_mem content_size_buffer),                 \
+      (buffer, content_size_buffer), OBJ(MEM, buffer) OBJ(MEM, content_size_buffer), PASS, ())                       \
     /* ---- KHR spellings of core creators ---- */                                                                   \
     X(clCreateCommandQueueWithPropertiesKHR, context, cl_command_queue, ERRCODE,                                     \
       (cl_context context, cl_device_id device, const cl_queue_properties_khr *properties, cl_int *errcode_ret),     \
@@ -697,6 +706,8 @@ typedef cl_int(CL_API_CALL *clEnqueueAcquireVA_APIMediaSurfacesINTEL_fn)(cl_comm
                                                                         const cl_mem *mem_objects,
                                                                         LTCL_WAIT_PARAMS);
 typedef clEnqueueAcquireVA_APIMediaSurfacesINTEL_fn clEnqueueReleaseVA_APIMediaSurfacesINTEL_fn;
+/* pocl's cl_pocl_content_size is not in the Khronos headers */
+typedef cl_int(CL_API_CALL *clSetContentSizeBufferPoCL_fn)(cl_mem buffer, cl_mem content_size_buffer);
 
 /* Small helpers the table's expressions use. */
 #define ltcl_first_handle(count, handles) ((count) && (handles) ? (const void *)(handles)[0] : NULL)

@@ -496,6 +496,26 @@ static int run_refuse(void)
         }
     }
 
+    /* ---- cl_pocl_content_size: pocl's, and the layer's wrapper checks both
+     *      buffers (pocl wrote into a released one) ---- */
+    typedef cl_int(CL_API_CALL * set_content_size_fn)(cl_mem buffer, cl_mem content_size_buffer);
+    set_content_size_fn set_content_size =
+        (set_content_size_fn)clGetExtensionFunctionAddressForPlatform(env.platform, "clSetContentSizeBufferPoCL");
+    CHECK(set_content_size != NULL);
+    if (set_content_size) {
+        REFUSED("clSetContentSizeBufferPoCL", z.buffer, set_content_size(z.buffer, buffer), CL_INVALID_MEM_OBJECT);
+        REFUSED("clSetContentSizeBufferPoCL", freed_buffer, set_content_size(buffer, freed_buffer),
+                CL_INVALID_MEM_OBJECT);
+        /* live buffers reach pocl, which answers as without the layer */
+        cl_mem content = clCreateBuffer(env.context, CL_MEM_READ_WRITE, 64, NULL, &err);
+        CT_OK(err);
+        cl_mem content_size = clCreateBuffer(env.context, CL_MEM_READ_WRITE, sizeof(cl_ulong), NULL, &err);
+        CT_OK(err);
+        CHECK_EQ_INT(set_content_size(content, content_size), CL_SUCCESS);
+        CT_OK(clReleaseMemObject(content));
+        CT_OK(clReleaseMemObject(content_size));
+    }
+
     /* ---- NULL handles are the driver's business: its own code, no
      *      diagnostic ---- */
     CHECK_EQ_INT(clGetMemObjectInfo(NULL, CL_MEM_SIZE, sizeof size, &size, NULL), CL_INVALID_MEM_OBJECT);
