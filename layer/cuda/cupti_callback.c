@@ -27,8 +27,8 @@
 #include "cuda_front_end.h"
 
 /* Driver calls in flight on one thread at once (callbacks of nested
- * calls); deeper ones are still recorded, only a failed destroy among
- * them cannot be put back. */
+ * calls) whose state is kept between entry and exit; deeper ones are
+ * recorded whole at their exit, once the driver has answered. */
 #define MAX_NESTED_CALLS 4
 
 /* callback id -> tracked call + 1 (0: not tracked) */
@@ -143,9 +143,12 @@ static void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData *data
     CUresult result = data->functionReturnValue ? *(const CUresult *)data->functionReturnValue : CUDA_ERROR_UNKNOWN;
     uint64_t place = data->correlationData ? *data->correlationData : call_depth;
     if (place == 0 || place > MAX_NESTED_CALLS || place > call_depth) {
-        /* Entered too deep (or entry unseen): record what it made. */
+        /* Entered too deep (or entry unseen): the call is over, so its
+         * entry's work (a destroy takes its object out) is done now, when
+         * the driver did it, and then its exit's (what it made). */
         ltcu_call call;
-        ltcu_call_begin(&call, id, origin, runtime_call, 1, data->context, NULL);
+        ltcu_call_begin(&call, id, origin, runtime_call, 1, data->context,
+                        result == CUDA_SUCCESS ? data->functionParams : NULL);
         ltcu_call_end(&call, data->functionParams, result);
         return;
     }

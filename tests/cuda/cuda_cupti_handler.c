@@ -998,6 +998,78 @@ static void odd_callbacks(void)
     drive(LTCU_ID_cuMemAlloc_v2, &no_out, CUDA_SUCCESS);
 }
 
+/* Driver calls nested deeper than the handler keeps state for (a driver
+ * call made from inside another's callbacks): a destroy down there still
+ * takes its object out, a failed one leaves it, and the outer calls still
+ * record what they made. */
+static void deep_calls(void)
+{
+    enum { OUTER = 6 };
+    uint64_t outer[OUTER], correlation[OUTER];
+    cuMemAlloc_v2_params allocs[OUTER];
+    CUpti_CallbackData data[OUTER];
+    CUresult ok = CUDA_SUCCESS, refused = CUDA_ERROR_INVALID_VALUE;
+    for (int i = 0; i < OUTER; i++) {
+        outer[i] = 0;
+        correlation[i] = 0;
+        allocs[i] = (cuMemAlloc_v2_params){(CUdeviceptr *)&outer[i], 16};
+        memset(&data[i], 0, sizeof data[i]);
+        data[i].callbackSite = CUPTI_API_ENTER;
+        data[i].functionName = "an outer driver call";
+        data[i].functionParams = &allocs[i];
+        data[i].functionReturnValue = &ok;
+        data[i].context = current;
+        data[i].correlationData = &correlation[i];
+        ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &data[i]);
+    }
+    /* made before the nesting, freed inside it */
+    uint64_t freed = fresh(), kept = fresh();
+    cuMemAlloc_v2_params make_freed = {(CUdeviceptr *)&freed, 32}, make_kept = {(CUdeviceptr *)&kept, 48};
+    CUpti_CallbackData inner;
+    uint64_t inner_correlation = 0;
+    memset(&inner, 0, sizeof inner);
+    inner.callbackSite = CUPTI_API_EXIT; /* their entries came before the nesting */
+    inner.functionReturnValue = &ok;
+    inner.context = current;
+    inner.correlationData = &inner_correlation;
+    inner.functionParams = &make_freed;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &inner);
+    inner.functionParams = &make_kept;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &inner);
+    EXPECT_LIVE(LTCU_DEVICE_MEMORY, freed, 32, current);
+    EXPECT_LIVE(LTCU_DEVICE_MEMORY, kept, 48, current);
+
+    cuMemFree_v2_params free_params = {freed};
+    inner.functionParams = &free_params;
+    inner.callbackSite = CUPTI_API_ENTER;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &inner);
+    inner.callbackSite = CUPTI_API_EXIT;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &inner);
+    EXPECT_GONE(LTCU_DEVICE_MEMORY, freed);
+
+    cuMemFree_v2_params refused_free = {kept};
+    inner.functionParams = &refused_free;
+    inner.functionReturnValue = &refused;
+    inner.callbackSite = CUPTI_API_ENTER;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &inner);
+    inner.callbackSite = CUPTI_API_EXIT;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &inner);
+    EXPECT_LIVE(LTCU_DEVICE_MEMORY, kept, 48, current);
+
+    for (int i = OUTER; i-- > 0;) {
+        outer[i] = fresh();
+        data[i].callbackSite = CUPTI_API_EXIT;
+        ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &data[i]);
+        EXPECT_LIVE(LTCU_DEVICE_MEMORY, outer[i], 16, current);
+    }
+    for (int i = 0; i < OUTER; i++) {
+        cuMemFree_v2_params release = {outer[i]};
+        drive(LTCU_ID_cuMemFree_v2, &release, CUDA_SUCCESS);
+    }
+    drive(LTCU_ID_cuMemFree_v2, &refused_free, CUDA_SUCCESS);
+    EXPECT_GONE(LTCU_DEVICE_MEMORY, kept);
+}
+
 int main(void)
 {
     ltcu_declare_types();
@@ -1015,6 +1087,7 @@ int main(void)
     runtime_names();
     resource_domain();
     odd_callbacks();
+    deep_calls();
 
     /* Every tracked call, both ways. */
     for (int id = 0; id < LTCU_CALL_COUNT; id++) {
