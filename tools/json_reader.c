@@ -38,6 +38,7 @@ typedef struct arena_block {
 struct json_document {
     arena_block *blocks;
     size_t arena_bytes; /* in all blocks */
+    int may_hold_controls; /* json_may_hold_controls */
     json_value root;
 };
 
@@ -231,12 +232,17 @@ static const char *read_string(parser *p, size_t *length_out)
             return NULL;
         }
         if (c != '\\') {
+            /* DEL, or the lead byte of a C1 control (U+0080..U+009F) */
+            if (c == 0x7f || c == 0xc2)
+                p->document->may_hold_controls = 1;
             out[used++] = (char)c;
             p->at++;
             continue;
         }
         char escape = p->at[1];
         p->at += 2;
+        if (escape != '"' && escape != '\\' && escape != '/')
+            p->document->may_hold_controls = 1; /* \b \n \u001b ...: cheap to over-flag */
         switch (escape) {
         case '"': out[used++] = '"'; break;
         case '\\': out[used++] = '\\'; break;
@@ -556,6 +562,8 @@ json_document *json_parse_file(const char *path, char *error, size_t error_size)
     free(text);
     return document;
 }
+
+int json_may_hold_controls(const json_document *document) { return document->may_hold_controls; }
 
 const json_value *json_root(const json_document *document) { return document ? &document->root : NULL; }
 

@@ -47,6 +47,10 @@ typedef struct json_document json_document;
 json_document *json_parse_file(const char *path, char *error, size_t error_size);
 json_document *json_parse_text(const char *text, size_t length, char *error, size_t error_size);
 const json_value *json_root(const json_document *document);
+/* 0 when no string of the document holds a control character (C0, DEL or
+ * C1); 1 when one may (a backslash escape other than \" \\ \/, or a
+ * DEL or 0xC2 byte, was read), so a reader need not look at every string. */
+int json_may_hold_controls(const json_document *document);
 void json_free(json_document *document);
 
 /* The member `key` of an object (the last one, if repeated), else NULL. */

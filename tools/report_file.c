@@ -153,7 +153,8 @@ void report_load(const char *path, report_file *out)
     if (!out->document)
         cli_fail("cannot read %s: %s", path, error);
     out->root = json_root(out->document);
-    make_printable(out->root);
+    if (json_may_hold_controls(out->document))
+        make_printable(out->root);
     const char *schema = json_str(json_get(out->root, "schema"), NULL);
     if (!schema || strcmp(schema, REPORT_SCHEMA)) {
         json_free(out->document);
