@@ -1,0 +1,77 @@
+/*
+ * A program linked with the loader starts it with its own zeInit, under
+ * livetrack as without it: calls before zeInit fail as uninitialised,
+ * settings the program puts into its environment before zeInit reach the
+ * loader (here the validation layer, which refuses a context with bad
+ * flags), and the objects made after it are tracked.
+ *
+ * Usage: ze_init_order <test driver> <liblivetrack_ze.so>
+ *        ze_init_order child   (what the checker runs, with and without)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "ze_test_util.h"
+
+static int child(void)
+{
+    uint32_t count = 0;
+    ze_result_t before = zeDriverGet(&count, NULL);
+    setenv("ZE_ENABLE_VALIDATION_LAYER", "1", 1);
+    setenv("ZE_ENABLE_PARAMETER_VALIDATION", "1", 1);
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    zt_open(&driver, &device);
+    ze_context_desc_t bad = zt_context_desc;
+    bad.flags = 0xff;
+    ze_context_handle_t context = NULL;
+    ze_result_t bad_flags = zeContextCreate(driver, &bad, &context);
+    if (bad_flags == ZE_RESULT_SUCCESS)
+        zeContextDestroy(context);
+    ze_context_handle_t leaked = NULL;
+    ze_result_t made = zeContextCreate(driver, &zt_context_desc, &leaked);
+    printf("zeDriverGet before zeInit: 0x%x\ncontext with flags 0xff: 0x%x\ncontext: 0x%x\n", (unsigned)before,
+           (unsigned)bad_flags, (unsigned)made);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "child"))
+        return child();
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s <test driver> <liblivetrack_ze.so>\n", argv[0]);
+        return 2;
+    }
+    const char *directory = zt_temp_dir("ze-init-order");
+    char driver[1024], preload[1024], plain_out[1024], tracked_out[1024], report[1024], output[1100];
+    snprintf(driver, sizeof driver, "ZE_ENABLE_ALT_DRIVERS=%s", argv[1]);
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", argv[2]);
+    snprintf(plain_out, sizeof plain_out, "%s/plain.out", directory);
+    snprintf(tracked_out, sizeof tracked_out, "%s/tracked.out", directory);
+    snprintf(report, sizeof report, "%s/report.txt", directory);
+    snprintf(output, sizeof output, "LIVETRACK_OUTPUT=%s", report);
+    char *child_argv[] = {argv[0], "child", NULL};
+    const char *plain_env[] = {driver, "LD_PRELOAD", "ZE_ENABLE_TRACING_LAYER", NULL};
+    const char *tracked_env[] = {driver, preload, "ZE_ENABLE_TRACING_LAYER", output, "LIVETRACK_EXIT_REPORT=auto",
+                                 NULL};
+    CHECK_EQ_INT(zt_run(child_argv, plain_env, plain_out, NULL), 0);
+    CHECK_EQ_INT(zt_run(child_argv, tracked_env, tracked_out, NULL), 0);
+    char *plain = zt_read_file(plain_out), *tracked = zt_read_file(tracked_out), *leaks = zt_read_file(report);
+    CHECK(plain && tracked && !strcmp(plain, tracked));
+    /* what the loader answers without livetrack, to be sure the checks above compare something */
+    CHECK(plain && strstr(plain, "zeDriverGet before zeInit: 0x78000001\n"));
+    CHECK(plain && strstr(plain, "context: 0x0\n") && !strstr(plain, "context with flags 0xff: 0x0\n"));
+    CHECK(leaks && strstr(leaks, "livetrack: 1 leaked ze_context"));
+    if (check_failed)
+        fprintf(stderr, "without livetrack:\n%swith it:\n%sits report:\n%s", plain ? plain : "",
+                tracked ? tracked : "", leaks ? leaks : "");
+    free(plain);
+    free(tracked);
+    free(leaks);
+    if (!check_failed)
+        zt_remove_dir(directory);
+    return check_summary("ze_init_order");
+}
