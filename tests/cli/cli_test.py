@@ -872,6 +872,10 @@ def case_run_tree():
     check("2 processes tracked objects: 0 leaked, 1 crashed" in result.stderr and
           re.search(r"\(cli_app\): crashed \(Segmentation fault\) with \d+ objects live", result.stderr),
           "run of a tree with a crash:\n" + result.stderr)
+    # a script that passes a crash on as its own status keeps it, though another process leaked
+    passed_on = '"$0" --leak 2 2>/dev/null; "$0" --leak 0 --crash 2>/dev/null; exit $?'
+    livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", passed_on, app, expect=139,
+              env=dict(env, ASAN_OPTIONS="handle_segv=0:detect_leaks=0:verify_asan_link_order=0"))
     # a line the log cannot read is said, and the rest still counts
     garbled = 'printf "garbage\\n" >> "$LIVETRACK_RUN_LOG"; "$0" --leak 2 2>/dev/null; exit 0'
     result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", garbled, app, expect=7, env=env)
