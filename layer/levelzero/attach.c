@@ -82,7 +82,7 @@ static ze_result_t start_tracking(ze_init_flags_t flags)
 /* The program's zeInit, when it links the loader: its first call starts
  * tracking; the others (and all of them once the constructor started it)
  * go to the loader as they are. */
-__attribute__((visibility("default"))) ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags)
+static ze_result_t ZE_APICALL programs_init(ze_init_flags_t flags)
 {
     if (start_at_programs_init && !starting) {
         pthread_mutex_lock(&start_lock);
@@ -95,6 +95,9 @@ __attribute__((visibility("default"))) ze_result_t ZE_APICALL zeInit(ze_init_fla
     }
     return loader_init ? loader_init(flags) : ZE_RESULT_ERROR_UNINITIALIZED;
 }
+/* Exported under the loader's name; compared by its local name below,
+ * whose address no other library's zeInit can stand in for. */
+__attribute__((visibility("default"), alias("programs_init"))) ze_result_t ZE_APICALL zeInit(ze_init_flags_t flags);
 
 /* What the main program names among the libraries it needs: the Level
  * Zero loader (its zeInit calls then reach ours), and the SYCL runtime,
@@ -143,8 +146,11 @@ __attribute__((constructor)) static void ltze_attach(void)
 
     int needs = 0;
     dl_iterate_phdr(main_program_needs, &needs);
+    /* Ours is the zeInit the program's calls reach only when this library
+     * came in before the loader (LD_PRELOAD), not when it was dlopened. */
+    int interposed = dlsym(RTLD_DEFAULT, "zeInit") == (void *)programs_init;
     pthread_mutex_lock(&start_lock);
-    start_at_programs_init = needs == NEEDS_LOADER;
+    start_at_programs_init = needs == NEEDS_LOADER && interposed;
     if (!start_at_programs_init && !start_tried)
         start_tracking(0);
     pthread_mutex_unlock(&start_lock);

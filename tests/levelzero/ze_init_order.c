@@ -15,6 +15,8 @@
 #include "check.h"
 #include "ze_test_util.h"
 
+#include <dlfcn.h>
+
 static int child(void)
 {
     uint32_t count = 0;
@@ -41,6 +43,16 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "child"))
         return child();
+    /* The front end dlopened, not preloaded: its zeInit interposes
+     * nothing, so it starts the loader from its constructor as for a
+     * program that dlopens the loader, and still tracks. */
+    if (argc == 3 && !strcmp(argv[1], "child-dlopen")) {
+        if (!dlopen(argv[2], RTLD_NOW)) {
+            fprintf(stderr, "%s\n", dlerror());
+            return 3;
+        }
+        return child();
+    }
     if (argc != 3) {
         fprintf(stderr, "usage: %s <test driver> <liblivetrack_ze.so>\n", argv[0]);
         return 2;
@@ -65,6 +77,14 @@ int main(int argc, char **argv)
     CHECK(plain && strstr(plain, "zeDriverGet before zeInit: 0x78000001\n"));
     CHECK(plain && strstr(plain, "context: 0x0\n") && !strstr(plain, "context with flags 0xff: 0x0\n"));
     CHECK(leaks && strstr(leaks, "livetrack: 1 leaked ze_context"));
+    char *dlopen_argv[] = {argv[0], "child-dlopen", argv[2], NULL};
+    const char *dlopen_env[] = {driver, "LD_PRELOAD", "ZE_ENABLE_TRACING_LAYER", output, "LIVETRACK_EXIT_REPORT=auto",
+                                NULL};
+    unlink(report);
+    CHECK_EQ_INT(zt_run(dlopen_argv, dlopen_env, tracked_out, NULL), 0);
+    char *dlopened = zt_read_file(report);
+    CHECK(dlopened && strstr(dlopened, "livetrack: 1 leaked ze_context"));
+    free(dlopened);
     if (check_failed)
         fprintf(stderr, "without livetrack:\n%swith it:\n%sits report:\n%s", plain ? plain : "",
                 tracked ? tracked : "", leaks ? leaks : "");
