@@ -132,8 +132,15 @@ ON_CREATED(MemAllocShared, ze_mem_alloc_shared_params_t, LTZE_MEM, ppptr, *param
 ON_DESTROY(MemFree, ze_mem_free_params_t, LTZE_MEM, *params->pptr, *params->phContext)
 ON_DESTROY(MemFreeExt, ze_mem_free_ext_params_t, LTZE_MEM, *params->pptr, *params->phContext)
 /* Memory mapped from another process's IPC handle, closed naming its
- * context again. The handle does not say how big it is: 0 bytes. */
-ON_CREATED(MemOpenIpcHandle, ze_mem_open_ipc_handle_params_t, LTZE_IPC_MEM, ppptr, 0, *params->phContext, NULL, NULL)
+ * context again. The handle does not say how big it is; the driver's
+ * address range of the mapping does (0 bytes when it cannot say). */
+static uint64_t mapping_bytes(ze_context_handle_t context, const void *mapping)
+{
+    size_t size = 0;
+    return zeMemGetAddressRange(context, mapping, NULL, &size) == ZE_RESULT_SUCCESS ? size : 0;
+}
+ON_CREATED(MemOpenIpcHandle, ze_mem_open_ipc_handle_params_t, LTZE_IPC_MEM, ppptr,
+           mapping_bytes(*params->phContext, **params->ppptr), *params->phContext, NULL, NULL)
 ON_DESTROY(MemCloseIpcHandle, ze_mem_close_ipc_handle_params_t, LTZE_IPC_MEM, *params->pptr, *params->phContext)
 
 /* ---- build logs ----------------------------------------------------------------- */

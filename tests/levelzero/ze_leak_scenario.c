@@ -166,12 +166,12 @@ static void leaky_context(const scenario_functions *ze, ze_driver_handle_t drive
     OK(ze->MemAllocDevice(context, &zt_device_alloc_desc, 4096, 0, device, &device_memory)); leaked("ze_mem", device_memory, 4096, __LINE__);
     OK(ze->MemAllocHost(context, &zt_host_alloc_desc, 1000, 0, &host_memory)); leaked("ze_mem", host_memory, 1000, __LINE__);
     OK(ze->MemAllocShared(context, &zt_device_alloc_desc, &zt_host_alloc_desc, 12345, 64, device, &shared_memory)); leaked("ze_mem", shared_memory, 12345, __LINE__);
-    /* Opened from IPC handles and never closed; the mapping's size is unknown to livetrack. */
+    /* Opened from IPC handles and never closed; a mapping's size is the driver's address range of it. */
     OK(ze->EventPoolGetIpcHandle(pool, &pool_ipc));
     OK(ze->EventPoolOpenIpcHandle(context, pool_ipc, &ipc_pool)); leaked("ze_ipc_event_pool", ipc_pool, 0, __LINE__);
     OK(ze->EventCreate(ipc_pool, &zt_event_desc, &ipc_event)); leaked("ze_event_handle_t", ipc_event, 0, __LINE__);
     OK(ze->MemGetIpcHandle(context, device_memory, &memory_ipc));
-    OK(ze->MemOpenIpcHandle(context, device, memory_ipc, 0, &mapped)); leaked("ze_ipc_mem", mapped, 0, __LINE__);
+    OK(ze->MemOpenIpcHandle(context, device, memory_ipc, 0, &mapped)); leaked("ze_ipc_mem", mapped, 4096, __LINE__);
     printf("leaked %d objects\n", SCENARIO_LEAKED_OBJECTS);
 }
 

@@ -166,12 +166,12 @@ int main(void)
     /* Opened from IPC handles this process exported (the test driver maps
      * them anew): they belong to the context they were opened in, and an
      * event of the opened pool to the pool, so all have the driver as
-     * owner. The mapping's size is not known. */
+     * owner. A mapping's size is the driver's address range of it. */
     CHECK_EQ_INT(zeEventPoolGetIpcHandle(pool, &pool_ipc), 0);
     CHECK_EQ_INT(zeEventPoolOpenIpcHandle(context_ex, pool_ipc, &ipc_pool), 0); expect("ze_ipc_event_pool", ipc_pool, 0, context_ex, NULL, __LINE__);
     CHECK_EQ_INT(zeEventCreate(ipc_pool, &zt_event_desc, &ipc_event), 0); expect("ze_event_handle_t", ipc_event, 0, ipc_pool, NULL, __LINE__);
     CHECK_EQ_INT(zeMemGetIpcHandle(context, device_memory, &memory_ipc), 0);
-    CHECK_EQ_INT(zeMemOpenIpcHandle(context_ex, device, memory_ipc, 0, &mapped), 0); expect("ze_ipc_mem", mapped, 0, context_ex, NULL, __LINE__);
+    CHECK_EQ_INT(zeMemOpenIpcHandle(context_ex, device, memory_ipc, 0, &mapped), 0); expect("ze_ipc_mem", mapped, 1 << 20, context_ex, NULL, __LINE__);
 
     /* Failed calls create nothing (a failed build's log is the exception,
      * and here none was asked for). */

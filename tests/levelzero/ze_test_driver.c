@@ -52,8 +52,9 @@
     X(zeFenceCreate) X(zeFenceDestroy) X(zeFenceHostSynchronize) X(zeFenceQueryStatus) X(zeFenceReset)       \
     X(zeImageCreate) X(zeImageDestroy) X(zeImageViewCreateExp) X(zeSamplerCreate) X(zeSamplerDestroy)        \
     X(zePhysicalMemCreate) X(zePhysicalMemDestroy) X(zeMemAllocShared) X(zeMemAllocDevice) X(zeMemAllocHost) \
-    X(zeMemFree) X(zeMemFreeExt) X(zeMemGetAllocProperties) X(zeMemGetIpcHandle) X(zeMemOpenIpcHandle)       \
-    X(zeMemCloseIpcHandle) X(zeVirtualMemReserve) X(zeVirtualMemFree) X(zeVirtualMemQueryPageSize)
+    X(zeMemFree) X(zeMemFreeExt) X(zeMemGetAllocProperties) X(zeMemGetAddressRange) X(zeMemGetIpcHandle)     \
+    X(zeMemOpenIpcHandle) X(zeMemCloseIpcHandle) X(zeVirtualMemReserve) X(zeVirtualMemFree)                  \
+    X(zeVirtualMemQueryPageSize)
 
 enum {
 #define AS_INDEX(name) CALL_##name,
@@ -993,6 +994,22 @@ static ze_result_t ZE_APICALL mem_get_alloc_properties(ze_context_handle_t conte
     return ZE_RESULT_SUCCESS;
 }
 
+/* Only the start of an allocation is known here (what livetrack asks). */
+static ze_result_t ZE_APICALL mem_get_address_range(ze_context_handle_t context, const void *pointer, void **base,
+                                                    size_t *size)
+{
+    COUNT_CALL(zeMemGetAddressRange);
+    REQUIRE_HANDLE(context, KIND_CONTEXT);
+    size_t found = 0;
+    if (!live_find(pointer, KIND_ALLOCATION, &found))
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (base)
+        *base = (void *)pointer;
+    if (size)
+        *size = found;
+    return ZE_RESULT_SUCCESS;
+}
+
 /* IPC: a handle carries the exported allocation's size; opening it maps
  * a fresh block of that size, at another address as in an importing
  * process. zeMemFree frees a mapping too and zeMemCloseIpcHandle an
@@ -1273,6 +1290,7 @@ TEST_DRIVER_EXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t
     table->pfnFree = mem_free;
     table->pfnFreeExt = mem_free_ext;
     table->pfnGetAllocProperties = mem_get_alloc_properties;
+    table->pfnGetAddressRange = mem_get_address_range;
     table->pfnGetIpcHandle = mem_get_ipc_handle;
     table->pfnOpenIpcHandle = mem_open_ipc_handle;
     table->pfnCloseIpcHandle = mem_close_ipc_handle;
