@@ -44,6 +44,7 @@ typedef enum ltcu_type {
     LTCU_VA_MAPPING,     /* cuMemMap */
     LTCU_EXTERNAL_MEMORY,    /* cuImportExternalMemory: another API's memory */
     LTCU_EXTERNAL_SEMAPHORE, /* cuImportExternalSemaphore */
+    LTCU_IPC_MEMORY,     /* cuIpcOpenMemHandle: another process's allocation, mapped here */
     LTCU_TYPE_COUNT
 } ltcu_type;
 

@@ -392,6 +392,16 @@ static void after_cuMemPoolImportPointer(ltcu_call *call, const void *raw_params
         ltcu_record(call, LTCU_DEVICE_ASYNC, HANDLE(*p->ptr_out), 0, KEY(LTCU_MEMORY_POOL, p->pool));
 }
 
+/* Another process's allocation (its cuIpcGetMemHandle), mapped here until
+ * cuIpcCloseMemHandle; cuMemFree does not free it. The handle does not say
+ * its size: 0 bytes, as an imported pool pointer. cuIpcOpenMemHandle is
+ * also cuda.h's macro for the _v2 ABI, so the handler is written for that
+ * one and the CUDA 4.1 ABI, with the same arguments, shares it. */
+RECORD_OUT(cuIpcOpenMemHandle_v2, pdptr, LTCU_IPC_MEMORY)
+SAME_ARGUMENTS(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2);
+#define after_cuIpcOpenMemHandle after_cuIpcOpenMemHandle_v2
+FORGET_ARG(cuIpcCloseMemHandle, dptr, LTCU_IPC_MEMORY)
+
 /* cuMemFree and cuMemFreeAsync free any device allocation, and the
  * memory of a graph's allocation that the graph did not free, which is
  * remembered, not tracked: its free passes unchecked. */
@@ -576,6 +586,9 @@ static void before_cuMemUnmap(ltcu_call *call, const void *raw_params)
 #define after_cuMemFreeAsync NULL
 #define after_cuMemFreeAsync_ptsz NULL
 #define before_cuMemPoolImportPointer NULL
+#define before_cuIpcOpenMemHandle NULL
+#define before_cuIpcOpenMemHandle_v2 NULL
+#define after_cuIpcCloseMemHandle NULL
 #define before_cuMemHostRegister NULL
 #define before_cuMemHostRegister_v2 NULL
 #define after_cuMemHostUnregister NULL

@@ -4,7 +4,8 @@
  *
  * Objects that belong to a context (streams, events, modules, arrays,
  * texture and surface objects, external memory and semaphores imported
- * into it, and memory allocated in it) are owned by
+ * into it, memory allocated in it and other processes' memory mapped into
+ * it) are owned by
  * it: their livetrack_object owner is the CUcontext, so a snapshot by
  * owner lists them when the context goes. Libraries, graphs, memory pools
  * and virtual memory outlive contexts and have no owner.
@@ -37,7 +38,8 @@ static int owned_by_context(ltcu_type type)
     case LTCU_MANAGED:
     case LTCU_HOST_REGISTERED:
     case LTCU_EXTERNAL_MEMORY:
-    case LTCU_EXTERNAL_SEMAPHORE: return 1;
+    case LTCU_EXTERNAL_SEMAPHORE:
+    case LTCU_IPC_MEMORY: return 1;
     default: return 0;
     }
 }

@@ -212,6 +212,11 @@
       (CUdeviceptr dptr, CUstream hStream), (dptr, hStream)) \
     X(cuMemFreeAsync_ptsz, "cuMemFreeAsync", 11020, LTCU_PER_THREAD_STREAM, \
       (CUdeviceptr dptr, CUstream hStream), (dptr, hStream)) \
+    X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle", 4010, LTCU_LEGACY_STREAM, \
+      (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags)) \
+    X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, LTCU_LEGACY_STREAM, \
+      (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags)) \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 4010, LTCU_LEGACY_STREAM, (CUdeviceptr dptr), (dptr)) \
     X(cuMemPoolImportPointer, "cuMemPoolImportPointer", 11020, LTCU_LEGACY_STREAM, \
       (CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData), (ptr_out, pool, shareData)) \
     X(cuMemHostRegister, "cuMemHostRegister", 4000, LTCU_LEGACY_STREAM, \

@@ -35,6 +35,7 @@ static const char *const type_names[LTCU_TYPE_COUNT] = {
     [LTCU_VA_MAPPING] = "va_mapping",
     [LTCU_EXTERNAL_MEMORY] = "CUexternalMemory",
     [LTCU_EXTERNAL_SEMAPHORE] = "CUexternalSemaphore",
+    [LTCU_IPC_MEMORY] = "ipc_memory",
 };
 
 _Static_assert(LTCU_TYPE_COUNT <= LIVETRACK_MAX_TYPES, "more CUDA types than the registry holds");

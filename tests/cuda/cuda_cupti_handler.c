@@ -363,6 +363,9 @@ static void allocations(void)
     CHECK_LIFECYCLE(cuMemAlloc_v2, dptr, cuMemFree_v2, dptr, LTCU_DEVICE_MEMORY, 4096, current, {.bytesize = 4096});
     CHECK_LIFECYCLE(cuMemAllocManaged, dptr, cuMemFree_v2, dptr, LTCU_MANAGED, 100, current, {.bytesize = 100});
     CHECK_LIFECYCLE(cuMemAllocHost_v2, pp, cuMemFreeHost, p, LTCU_HOST_PINNED, 64, current, {.bytesize = 64});
+    /* Another process's memory, mapped: closed, not freed; its size is not known. */
+    CHECK_LIFECYCLE(cuIpcOpenMemHandle_v2, pdptr, cuIpcCloseMemHandle, dptr, LTCU_IPC_MEMORY, 0, current, NO_INIT);
+    CHECK_LIFECYCLE(cuIpcOpenMemHandle, pdptr, cuIpcCloseMemHandle, dptr, LTCU_IPC_MEMORY, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuMemHostAlloc, pp, cuMemFreeHost, p, LTCU_HOST_PINNED, 65, current, {.bytesize = 65});
     CHECK_LIFECYCLE(cuMemAllocAsync, dptr, cuMemFreeAsync, dptr, LTCU_DEVICE_ASYNC, 512, NULL, {.bytesize = 512});
     CHECK_LIFECYCLE(cuMemAllocAsync_ptsz, dptr, cuMemFreeAsync_ptsz, dptr, LTCU_DEVICE_ASYNC, 513, NULL,

@@ -128,6 +128,30 @@ static void ipc_event(void)
     CHECK_EQ_INT(cuda_misuse_count(), misuse);
 }
 
+/* Memory another process shares is mapped here with cuIpcOpenMemHandle
+ * and unmapped with cuIpcCloseMemHandle; cuMemFree of it is misuse (the
+ * driver refuses it too), and the mapping stays. */
+static void ipc_memory(void)
+{
+    CUipcMemHandle shared;
+    memset(&shared, 0, sizeof shared);
+    CUdeviceptr mapped = 0;
+    size_t before = cuda_live_count();
+    CHECK_EQ_INT(cuIpcOpenMemHandle(&mapped, shared, 0x80), CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    uint64_t misuse = cuda_misuse_count();
+    CHECK_EQ_INT(cuIpcOpenMemHandle(&mapped, shared, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_SUCCESS);
+    check_owned("ipc_memory", H(mapped), 0, context);
+    CHECK(cuMemFree(mapped) != CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 1);
+    check_owned("ipc_memory", H(mapped), 0, context);
+    CHECK_EQ_INT(cuIpcCloseMemHandle(mapped), CUDA_SUCCESS);
+    CHECK(!cuda_live("ipc_memory", H(mapped), NULL));
+    CHECK_EQ_INT(cuIpcCloseMemHandle(mapped), CUDA_ERROR_INVALID_HANDLE);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
+    CHECK_EQ_INT(cuda_live_count(), before);
+}
+
 static void code_and_arrays(void)
 {
     static const char image[] = "not really a cubin";
@@ -600,6 +624,7 @@ int main(void)
     streams_events_graphs();
     green_context_stream();
     ipc_event();
+    ipc_memory();
     code_and_arrays();
     allocations();
     imported_pool();

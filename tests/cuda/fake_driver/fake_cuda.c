@@ -77,6 +77,7 @@ typedef enum kind {
     KIND_EXTERNAL_MEMORY,
     KIND_EXTERNAL_SEMAPHORE,
     KIND_GREEN_CONTEXT,
+    KIND_IPC_MEMORY,
     KIND_GRAPH_NODE
 } kind;
 
@@ -677,6 +678,36 @@ FAKE_FUNCTION(cuIpcOpenEventHandle, (CUevent *phEvent, CUipcEventHandle handle))
     ENTER(cuIpcOpenEventHandle);
     (void)handle;
     LEAVE(make_out(KIND_EVENT, 1, 0, HANDLE_OUT(phEvent)));
+}
+
+/* Memory another process exported with cuIpcGetMemHandle, mapped in the
+ * current context until cuIpcCloseMemHandle (cuMemFree refuses it). The
+ * fake has no other process, so any handle opens. */
+static CUresult open_memory(CUdeviceptr *pdptr, unsigned int flags)
+{
+    if (flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+        return CUDA_ERROR_INVALID_VALUE;
+    return make_out(KIND_IPC_MEMORY, 1, 0, pdptr);
+}
+
+FAKE_FUNCTION(cuIpcOpenMemHandle, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
+{
+    ENTER(cuIpcOpenMemHandle);
+    (void)handle;
+    LEAVE(open_memory(pdptr, Flags));
+}
+
+FAKE_FUNCTION(cuIpcOpenMemHandle_v2, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
+{
+    ENTER(cuIpcOpenMemHandle_v2);
+    (void)handle;
+    LEAVE(open_memory(pdptr, Flags));
+}
+
+FAKE_FUNCTION(cuIpcCloseMemHandle, (CUdeviceptr dptr))
+{
+    ENTER(cuIpcCloseMemHandle);
+    LEAVE(destroy_handle(KIND_IPC_MEMORY, dptr));
 }
 
 FAKE_FUNCTION(cuEventDestroy_v2, (CUevent hEvent))
@@ -1405,6 +1436,9 @@ static const proc_entry proc_table[] = {
     PROC_PTSZ("cuStreamEndCapture", 10000, cuStreamEndCapture_ptsz),
     PROC("cuEventCreate", 2000, cuEventCreate),
     PROC("cuIpcOpenEventHandle", 4010, cuIpcOpenEventHandle),
+    PROC("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle),
+    PROC("cuIpcOpenMemHandle", 11000, cuIpcOpenMemHandle_v2),
+    PROC("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle),
     PROC("cuEventDestroy", 2000, cuEventDestroy),
     PROC("cuEventDestroy", 4000, cuEventDestroy_v2),
     PROC("cuModuleLoad", 2000, cuModuleLoad),
