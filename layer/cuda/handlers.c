@@ -394,13 +394,26 @@ static void after_cuMemPoolImportPointer(ltcu_call *call, const void *raw_params
 
 /* Another process's allocation (its cuIpcGetMemHandle), mapped here until
  * cuIpcCloseMemHandle; cuMemFree does not free it. The handle does not say
- * its size: 0 bytes, as an imported pool pointer. cuIpcOpenMemHandle is
- * also cuda.h's macro for the _v2 ABI, so the handler is written for that
- * one and the CUDA 4.1 ABI, with the same arguments, shares it. */
-RECORD_OUT(cuIpcOpenMemHandle_v2, pdptr, LTCU_IPC_MEMORY)
+ * its size: 0 bytes, as an imported pool pointer. Opening a handle the
+ * context has open already returns the same pointer with one more
+ * reference, and each close drops one, so the mapping is reference
+ * counted. cuIpcOpenMemHandle is also cuda.h's macro for the _v2 ABI, so
+ * the handler is written for that one and the CUDA 4.1 ABI, with the same
+ * arguments, shares it. */
+static void after_cuIpcOpenMemHandle_v2(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuIpcOpenMemHandle_v2);
+    if (p->pdptr)
+        ltcu_retain_or_record(call, LTCU_IPC_MEMORY, HANDLE(*p->pdptr), 0);
+}
 SAME_ARGUMENTS(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2);
 #define after_cuIpcOpenMemHandle after_cuIpcOpenMemHandle_v2
-FORGET_ARG(cuIpcCloseMemHandle, dptr, LTCU_IPC_MEMORY)
+
+static void before_cuIpcCloseMemHandle(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuIpcCloseMemHandle);
+    ltcu_release_reference(call, LTCU_IPC_MEMORY, HANDLE(p->dptr));
+}
 
 /* cuMemFree and cuMemFreeAsync free any device allocation, and the
  * memory of a graph's allocation that the graph did not free, which is

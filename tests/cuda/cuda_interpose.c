@@ -150,6 +150,20 @@ static void ipc_memory(void)
     CHECK_EQ_INT(cuIpcCloseMemHandle(mapped), CUDA_ERROR_INVALID_HANDLE);
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
     CHECK_EQ_INT(cuda_live_count(), before);
+
+    /* Opened twice, the same mapping with two references: one close
+     * leaves it mapped (a leak if it stays so), the second ends it. */
+    shared.reserved[0] = 7;
+    CUdeviceptr first = 0, second = 0;
+    CHECK_EQ_INT(cuIpcOpenMemHandle(&first, shared, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuIpcOpenMemHandle(&second, shared, 0), CUDA_SUCCESS);
+    CHECK(first == second);
+    CHECK_EQ_INT(cuIpcCloseMemHandle(first), CUDA_SUCCESS);
+    check_owned("ipc_memory", H(first), 0, context);
+    CHECK_EQ_INT(cuIpcCloseMemHandle(second), CUDA_SUCCESS);
+    CHECK(!cuda_live("ipc_memory", H(first), NULL));
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
+    CHECK_EQ_INT(cuda_live_count(), before);
 }
 
 static void code_and_arrays(void)

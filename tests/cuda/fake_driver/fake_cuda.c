@@ -682,32 +682,59 @@ FAKE_FUNCTION(cuIpcOpenEventHandle, (CUevent *phEvent, CUipcEventHandle handle))
 
 /* Memory another process exported with cuIpcGetMemHandle, mapped in the
  * current context until cuIpcCloseMemHandle (cuMemFree refuses it). The
- * fake has no other process, so any handle opens. */
-static CUresult open_memory(CUdeviceptr *pdptr, unsigned int flags)
+ * fake has no other process, so any handle opens; its first byte names
+ * the exported allocation. A handle the context has open already gives
+ * the same pointer and one more reference, as the driver does. */
+static CUresult open_memory(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int flags)
 {
     if (flags & ~(unsigned)CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
         return CUDA_ERROR_INVALID_VALUE;
-    return make_out(KIND_IPC_MEMORY, 1, 0, pdptr);
+    if (!pdptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    object *context = current_context();
+    for (size_t i = 0; i < table_size; i++) {
+        object *o = table[i];
+        if (o && o->kind == KIND_IPC_MEMORY && o->context == context && o->size == (unsigned char)handle.reserved[0]) {
+            o->references++;
+            *pdptr = o->handle;
+            return CUDA_SUCCESS;
+        }
+    }
+    CUresult result = make_out(KIND_IPC_MEMORY, 1, 0, pdptr);
+    if (result == CUDA_SUCCESS) {
+        object *o = find(KIND_IPC_MEMORY, *pdptr);
+        o->size = (unsigned char)handle.reserved[0]; /* which export: the fake maps no memory */
+        o->references = 1;
+    }
+    return result;
+}
+
+static CUresult close_memory(CUdeviceptr dptr)
+{
+    object *o = find(KIND_IPC_MEMORY, dptr);
+    if (!o)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (--o->references == 0)
+        destroy(o);
+    return CUDA_SUCCESS;
 }
 
 FAKE_FUNCTION(cuIpcOpenMemHandle, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
 {
     ENTER(cuIpcOpenMemHandle);
-    (void)handle;
-    LEAVE(open_memory(pdptr, Flags));
+    LEAVE(open_memory(pdptr, handle, Flags));
 }
 
 FAKE_FUNCTION(cuIpcOpenMemHandle_v2, (CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags))
 {
     ENTER(cuIpcOpenMemHandle_v2);
-    (void)handle;
-    LEAVE(open_memory(pdptr, Flags));
+    LEAVE(open_memory(pdptr, handle, Flags));
 }
 
 FAKE_FUNCTION(cuIpcCloseMemHandle, (CUdeviceptr dptr))
 {
     ENTER(cuIpcCloseMemHandle);
-    LEAVE(destroy_handle(KIND_IPC_MEMORY, dptr));
+    LEAVE(close_memory(dptr));
 }
 
 FAKE_FUNCTION(cuEventDestroy_v2, (CUevent hEvent))
