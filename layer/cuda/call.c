@@ -23,6 +23,7 @@ void ltcu_call_begin(ltcu_call *call, ltcu_call_id id, ltcu_origin origin, const
     call->context = context;
     call->primary_counted = NULL;
     call->dropped = 0;
+    call->late = 0;
     call->undo_count = 0;
     call->undo_capacity = LTCU_INLINE_UNDO;
     call->undo = call->inline_undo;

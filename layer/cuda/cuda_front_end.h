@@ -125,6 +125,7 @@ typedef struct ltcu_call {
     CUcontext context;  /* the thread's current context (the owner of what the call makes) */
     CUcontext primary_counted; /* the primary context a retain counted in its prologue */
     size_t dropped;     /* objects a context's end destroyed in this call (reported) */
+    int late;           /* recorded after the driver answered: a handle already gone is not misuse */
     size_t undo_count;
     size_t undo_capacity;
     ltcu_undo *undo;    /* inline_undo, or a heap array for a context's objects */

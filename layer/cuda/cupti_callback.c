@@ -145,10 +145,18 @@ static void on_driver_call(CUpti_CallbackId cbid, const CUpti_CallbackData *data
     if (place == 0 || place > MAX_NESTED_CALLS || place > call_depth) {
         /* Entered too deep (or entry unseen): the call is over, so its
          * entry's work (a destroy takes its object out) is done now, when
-         * the driver did it, and then its exit's (what it made). */
+         * the driver did it, and then its exit's (what it made). Late, a
+         * destroy may find its object gone (the resource domain's
+         * STARTING callbacks take streams, contexts and graphs out during
+         * the call), which is no misuse; and in the moment since the driver
+         * freed it, another thread may have been given the same address,
+         * which this would take out: a rare loss of one object, where not
+         * doing it left every such free a false leak. */
         ltcu_call call;
-        ltcu_call_begin(&call, id, origin, runtime_call, 1, data->context,
-                        result == CUDA_SUCCESS ? data->functionParams : NULL);
+        ltcu_call_begin(&call, id, origin, runtime_call, 1, data->context, NULL);
+        call.late = 1;
+        if (result == CUDA_SUCCESS && ltcu_handlers[id].before)
+            ltcu_handlers[id].before(&call, data->functionParams);
         ltcu_call_end(&call, data->functionParams, result);
         return;
     }

@@ -141,7 +141,10 @@ int ltcu_forget(ltcu_call *call, ltcu_type key_type, unsigned accepted, uint64_t
     uint64_t key = ltcu_key(key_type, handle);
     livetrack_object object;
     if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key, &object) != LIVETRACK_OK) {
-        report_bad_handle(call, key_type, accepted, handle, NULL);
+        /* A late destroy of a stream, context or graph finds it gone: the
+         * driver's resource callback took it out during the call. */
+        if (!call->late)
+            report_bad_handle(call, key_type, accepted, handle, NULL);
         return 0;
     }
     if (!(accepted & LTCU_TYPE_BIT(object.type)) || object.refs == 0) {
@@ -165,7 +168,8 @@ int ltcu_release_reference(ltcu_call *call, ltcu_type type, uint64_t handle)
     uint64_t key = ltcu_key(type, handle);
     livetrack_object object;
     if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key, &object) != LIVETRACK_OK) {
-        report_bad_handle(call, type, LTCU_TYPE_BIT(type), handle, NULL);
+        if (!call->late)
+            report_bad_handle(call, type, LTCU_TYPE_BIT(type), handle, NULL);
         return 0;
     }
     if (object.type != type) {

@@ -1059,6 +1059,25 @@ static void deep_calls(void)
     ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &inner);
     EXPECT_LIVE(LTCU_DEVICE_MEMORY, kept, 48, current);
 
+    /* A deep stream destroy: the resource domain takes the stream out
+     * during the call, and the late exit finds it gone: no misuse. */
+    uint64_t stream = fresh(), misuse = misuse_count();
+    cuStreamCreate_params create_stream = {(CUstream *)&stream, 0};
+    inner.functionParams = &create_stream;
+    inner.functionReturnValue = &ok;
+    inner.callbackSite = CUPTI_API_EXIT;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, &inner);
+    EXPECT_LIVE(LTCU_STREAM, stream, 0, current);
+    cuStreamDestroy_v2_params destroy_stream = {AS(CUstream, stream)};
+    inner.functionParams = &destroy_stream;
+    inner.callbackSite = CUPTI_API_ENTER;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, &inner);
+    resource(CUPTI_CBID_RESOURCE_STREAM_DESTROY_STARTING, current, AS(CUstream, stream), NULL);
+    inner.callbackSite = CUPTI_API_EXIT;
+    ltcu_cupti_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, &inner);
+    EXPECT_GONE(LTCU_STREAM, stream);
+    CHECK_EQ_INT(misuse_count(), misuse);
+
     for (int i = OUTER; i-- > 0;) {
         outer[i] = fresh();
         data[i].callbackSite = CUPTI_API_EXIT;
