@@ -182,9 +182,32 @@ static char *absolute_path(const char *path)
     return absolute;
 }
 
+/* A file that does not exist yet, named the way every spelling of it
+ * agrees on: its directory resolved (./x, d/../x, links), then its name.
+ * NULL when the directory cannot be resolved either. */
+static char *resolved_new_file(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || !slash[1])
+        return NULL;
+    size_t length = slash == path ? 1 : (size_t)(slash - path);
+    char *directory = cli_alloc(length + 1), resolved[PATH_MAX];
+    memcpy(directory, path, length);
+    directory[length] = '\0';
+    char *named = NULL;
+    if (realpath(directory, resolved)) {
+        size_t size = strlen(resolved) + strlen(slash) + 1;
+        named = cli_alloc(size);
+        snprintf(named, size, "%s%s", strcmp(resolved, "/") ? resolved : "", slash);
+    }
+    free(directory);
+    return named;
+}
+
 /* Two of the files one name (or two names of one regular file): the last
  * writer would replace the other's content, and an output named like the
- * suppressions file would overwrite it. Devices (/dev/null) may be shared. */
+ * suppressions file would overwrite it. Devices (/dev/null) may be shared.
+ * The paths are absolute already (absolute_path). */
 static int same_file(const char *a, const char *b)
 {
     if (!a || !b)
@@ -193,7 +216,13 @@ static int same_file(const char *a, const char *b)
     int a_exists = stat(a, &sa) == 0, b_exists = stat(b, &sb) == 0;
     if (a_exists && b_exists)
         return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return !a_exists && !b_exists && !strcmp(a, b);
+    if (a_exists || b_exists)
+        return 0;
+    char *resolved_a = resolved_new_file(a), *resolved_b = resolved_new_file(b);
+    int same = resolved_a && resolved_b ? !strcmp(resolved_a, resolved_b) : !strcmp(a, b);
+    free(resolved_a);
+    free(resolved_b);
+    return same;
 }
 
 static void refuse_shared_files(const char *json, const char *csv, const char *output, const char *suppressions)

@@ -698,6 +698,11 @@ def case_run_status():
     result = livetrack("run", "--json", work("same.out"), "--csv", work("same.out"), "--", app, expect=2,
                        env=armed_env())
     check("--json and --csv name the same file" in result.stderr, "run --json X --csv X:\n" + result.stderr)
+    for other in (os.path.join(os.path.dirname(work("same.out")), ".", "same.out"),
+                  os.path.join(work("a-directory"), "..", "same.out")):
+        os.makedirs(work("a-directory"), exist_ok=True)
+        result = livetrack("run", "--json", work("same.out"), "--csv", other, "--", app, expect=2, env=armed_env())
+        check("name the same file" in result.stderr, "run --json X --csv %s:\n%s" % (other, result.stderr))
     open(work("keep.supp"), "w").write("type:cl_event\n")
     if not os.path.lexists(work("keep-link.supp")):
         os.symlink(work("keep.supp"), work("keep-link.supp"))
