@@ -5,7 +5,10 @@
  * loader (here the validation layer, which refuses a context with bad
  * flags), and the objects made after it are tracked.
  *
- * Usage: ze_init_order <test driver> <liblivetrack_ze.so>
+ * A zeInit from a library's constructor, before the front end's own
+ * constructor ran, also reaches the loader and starts tracking.
+ *
+ * Usage: ze_init_order <test driver> <liblivetrack_ze.so> <ze_init_early>
  *        ze_init_order child   (what the checker runs, with and without)
  */
 #include <stdio.h>
@@ -53,8 +56,8 @@ int main(int argc, char **argv)
         }
         return child();
     }
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s <test driver> <liblivetrack_ze.so>\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s <test driver> <liblivetrack_ze.so> <ze_init_early>\n", argv[0]);
         return 2;
     }
     const char *directory = zt_temp_dir("ze-init-order");
@@ -85,6 +88,22 @@ int main(int argc, char **argv)
     char *dlopened = zt_read_file(report);
     CHECK(dlopened && strstr(dlopened, "livetrack: 1 leaked ze_context"));
     free(dlopened);
+
+    /* zeInit from a library constructor that ran before the front end's */
+    char *early_argv[] = {argv[3], NULL};
+    unlink(report);
+    CHECK_EQ_INT(zt_run(early_argv, plain_env, plain_out, NULL), 0);
+    CHECK_EQ_INT(zt_run(early_argv, tracked_env, tracked_out, NULL), 0);
+    char *early_plain = zt_read_file(plain_out), *early_tracked = zt_read_file(tracked_out);
+    char *early_report = zt_read_file(report);
+    CHECK(early_plain && strstr(early_plain, "zeInit in a library constructor: 0x0\n"));
+    CHECK(early_plain && early_tracked && !strcmp(early_plain, early_tracked));
+    CHECK(early_report && strstr(early_report, "livetrack: 1 leaked ze_context"));
+    if (early_tracked && early_plain && strcmp(early_plain, early_tracked))
+        fprintf(stderr, "ze_init_early without livetrack:\n%swith it:\n%s", early_plain, early_tracked);
+    free(early_plain);
+    free(early_tracked);
+    free(early_report);
     if (check_failed)
         fprintf(stderr, "without livetrack:\n%swith it:\n%sits report:\n%s", plain ? plain : "",
                 tracked ? tracked : "", leaks ? leaks : "");
