@@ -85,14 +85,17 @@ run_verdicts run_log_read(const char *path)
             continue;
         }
         line[length - 1] = '\0';
-        char *fields[12];
-        uint64_t pid, signal_number, started;
+        char *fields[13];
+        uint64_t pid, signal_number, started, ended = 0;
         run_verdict v;
         memset(&v, 0, sizeof v);
-        if (split_tabs(line, fields, 12) != 11 || !parse_number(fields[0], &pid) ||
+        /* 12 fields; 11 from a core before the times (its field 11 is 0 or 1) */
+        size_t count = split_tabs(line, fields, 13);
+        if ((count != 11 && count != 12) || !parse_number(fields[0], &pid) ||
             !parse_number(fields[1], &v.leaked_objects) || !parse_number(fields[2], &v.leaked_bytes) ||
             !parse_number(fields[3], &v.misuse) || !parse_number(fields[4], &signal_number) ||
-            !parse_number(fields[8], &v.inherited_objects) || !parse_number(fields[10], &started) || started > 1 ||
+            !parse_number(fields[8], &v.inherited_objects) || !parse_number(fields[10], &started) ||
+            (count == 11 && started > 1) || (count == 12 && !parse_number(fields[11], &ended)) ||
             pid > LONG_MAX || signal_number >= 128) {
             verdicts.malformed++;
             continue;
@@ -103,7 +106,9 @@ run_verdicts run_log_read(const char *path)
         v.text_path = cli_strdup(fields[6]);
         v.json_path = cli_strdup(fields[7]);
         v.csv_path = cli_strdup(fields[9]);
-        v.csv_started = (int)started;
+        v.csv_started = started != 0;
+        v.csv_started_ns = count == 12 ? started : 0;
+        v.ended_ns = ended;
         if (verdicts.count == allocated) {
             allocated = allocated ? allocated * 2 : 8;
             verdicts.items = cli_realloc(verdicts.items, allocated, sizeof *verdicts.items);
@@ -218,14 +223,51 @@ static void count_writers(file_writers *files, const run_verdicts *verdicts)
         }
         /* A timeline is emptied when its first row is written, not at
          * exit, so the order of the log says nothing of which one stays:
-         * only how many processes started the file anew. */
+         * the last to start it is the one with the latest start time. */
         const run_verdict *v = &verdicts->items[i];
         int added;
         if (v->csv_started && keeps_last_only(v->csv_path)) {
             size_t id = file_id(files, 'C', v->csv_path, &added); /* before the array: it may grow it */
-            files->files[id].writers++;
+            written_file *f = &files->files[id];
+            if (!f->writers++ || v->csv_started_ns > verdicts->items[f->last].csv_started_ns)
+                f->last = i;
         }
     }
+}
+
+/* Whose rows a timeline that several processes started anew holds: the
+ * last to start it emptied it, and a process started earlier that was
+ * still running went on appending after that. */
+static void say_timeline_kept(const run_verdicts *verdicts, const written_file *f)
+{
+    const run_verdict *last = &verdicts->items[f->last];
+    if (!last->csv_started_ns) { /* a core that wrote no times */
+        cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of the last to "
+                 "start it (and of the processes it forked) only (put %%p in the name to keep each process's)",
+                 f->writers, f->path);
+        return;
+    }
+    char running[128] = "";
+    size_t used = 0, still = 0;
+    for (size_t i = 0; i < verdicts->count; i++) {
+        const run_verdict *v = &verdicts->items[i];
+        if (v == last || !v->csv_started || strcmp(v->csv_path, f->path) || v->ended_ns < last->csv_started_ns)
+            continue;
+        if (still++ < 4) {
+            int wrote = snprintf(running + used, sizeof running - used, "%s%ld", used ? ", " : "", v->pid);
+            used += wrote > 0 && (size_t)wrote < sizeof running - used ? (size_t)wrote : 0;
+        }
+    }
+    if (!still)
+        cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of pid %ld, the "
+                 "last to start it (and of the processes it forked), only (put %%p in the name to keep each "
+                 "process's)",
+                 f->writers, f->path, last->pid);
+    else
+        cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of pid %ld, the "
+                 "last to start it (and of the processes it forked), and those that pid%s %s%s, still running "
+                 "then, added after it (put %%p in the name to keep each process's)",
+                 f->writers, f->path, last->pid, still == 1 ? "" : "s", running, still > 4 ? " and more" : "");
 }
 
 /* "; JSON in F" or "; JSON in F, since replaced by pid N's" */
@@ -315,10 +357,7 @@ size_t run_log_summarize(const run_verdicts *verdicts)
     for (size_t id = 0; id < files.count; id++) {
         const written_file *f = &files.files[id];
         if (f->writers > 1 && f->kind == 'C')
-            cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of the last "
-                     "to start it (and of the processes it forked) only (put %%p in the name to keep each "
-                     "process's)",
-                     f->writers, f->path);
+            say_timeline_kept(verdicts, f);
         else if (f->writers > 1)
             cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep each "
                      "process's)",

@@ -15,6 +15,7 @@ typedef struct run_verdict {
     int signal;                        /* the crash's signal, 0: exited */
     char *program, *text_path, *json_path, *csv_path; /* "" when none */
     int csv_started;                   /* it emptied the timeline (0: appended to a relative's) */
+    uint64_t csv_started_ns, ended_ns; /* when it emptied it, when it wrote its line (CLOCK_MONOTONIC; 0: not known) */
 } run_verdict;
 
 typedef struct run_verdicts {

@@ -13,8 +13,10 @@
  *   program name  text report file  JSON file  ("" when not written
  *   to a file)  objects inherited from the parent it forked from and
  *   left unreleased (not among the leaked ones)  timeline file ("":
- *   none)  1 when this process emptied the timeline file, 0 when it
- *   appended to a relative's
+ *   none)  when this process emptied the timeline file, 0 when it
+ *   appended to a relative's  when the line was written (both in ns of
+ *   CLOCK_MONOTONIC, plus 1, comparable across the machine's processes:
+ *   the run says whose rows a timeline several processes emptied holds)
  *
  * One write() with O_APPEND per line: the kernel keeps the lines of
  * concurrent processes whole in a local file.
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "core_internal.h"
 #include "timeline.h"
 
@@ -55,13 +58,14 @@ static size_t format_line(const lt_run_verdict *verdict)
     copy_field(program, sizeof program, program_invocation_short_name);
     copy_field(text_path, sizeof text_path, verdict->text_path);
     copy_field(json_path, sizeof json_path, verdict->json_path);
-    int csv_started;
-    copy_field(csv_path, sizeof csv_path, lt_timeline_file(&csv_started));
+    uint64_t csv_started_ns;
+    copy_field(csv_path, sizeof csv_path, lt_timeline_file(&csv_started_ns));
     int length = snprintf(line, sizeof line,
-                          "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%d\n",
+                          "%ld\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%d\t%s\t%s\t%s\t%" PRIu64 "\t%s\t%" PRIu64
+                          "\t%" PRIu64 "\n",
                           (long)getpid(), verdict->leaked_objects, verdict->leaked_bytes, verdict->misuse,
                           verdict->signal, program, text_path, json_path, verdict->inherited_objects, csv_path,
-                          csv_started ? 1 : 0);
+                          csv_started_ns, lt_monotonic_ns() + 1);
     return length > 0 && (size_t)length < sizeof line ? (size_t)length : 0;
 }
 

@@ -63,6 +63,7 @@ static int csv_open_failed; /* the open failed: no timeline, no retry */
 static int csv_write_failed; /* a write failed: said once, the timeline ends there */
 static char csv_path[4096];  /* the file's name, for that message */
 static int csv_started_here; /* this process emptied the file (0: appends to a relative's) */
+static uint64_t csv_started_ns; /* when it did, CLOCK_MONOTONIC (comparable across processes) */
 /* Set when this process forked before its first row and shares the file's
  * name with the other side: memory both sides see, so that only the first
  * of them to write a row empties the file (the later ones append).
@@ -141,6 +142,7 @@ static int open_csv(void)
     rows = 0;
     memset(previous, 0, sizeof previous);
     csv_started_here = !file_started;
+    csv_started_ns = lt_monotonic_ns() + 1; /* never 0: 0 says "appended" */
     if (!file_started) {
         write_all(csv_fd, header, sizeof header - 1);
     } else {
@@ -348,9 +350,9 @@ void lt_timeline_lock(void)
 }
 void lt_timeline_unlock(void) { pthread_mutex_unlock(&mutex); }
 
-const char *lt_timeline_file(int *started_here)
+const char *lt_timeline_file(uint64_t *started_ns)
 {
-    *started_here = csv_fd >= 0 && csv_started_here;
+    *started_ns = csv_fd >= 0 && csv_started_here ? csv_started_ns : 0;
     return csv_fd >= 0 ? csv_path : NULL;
 }
 

@@ -31,8 +31,8 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
                            uint64_t bytes);
 
 /* The timeline file this process writes rows to (NULL: none), and in
- * *started_here whether this process emptied it when it opened it (0: it
+ * *started_ns when this process emptied it (CLOCK_MONOTONIC ns; 0: it
  * appends to the file of a process it forked from or into). */
-const char *lt_timeline_file(int *started_here);
+const char *lt_timeline_file(uint64_t *started_ns);
 
 #endif

@@ -17,6 +17,7 @@
  *   --signal N      end by raising signal N (default action: no crash report)
  *   --fork          fork once the context exists; the child exits at once
  *                   (keeping a copy of the context), the parent waits
+ *   --wait-file F   once the context exists, wait until file F exists
  *   --crash         end by a real SIGSEGV (a store to address 16). Not
  *                   raise() or abort(): pocl's LLVM puts its own handler
  *                   before livetrack's, and a signal sent, not faulted, is
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
 {
     int leaks = 2, extra = 0, do_misuse = 0, orphan = 0, exit_status = 0, signal_number = 0, crash = 0, forks = 0;
     long churn_count = 0, pipeline_steps = 0;
+    const char *wait_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--leak") && i + 1 < argc)
             leaks = atoi(argv[++i]);
@@ -148,6 +150,8 @@ int main(int argc, char **argv)
             crash = 1;
         else if (!strcmp(argv[i], "--fork"))
             forks = 1;
+        else if (!strcmp(argv[i], "--wait-file") && i + 1 < argc)
+            wait_file = argv[++i];
         else {
             fprintf(stderr, "cli_app: unknown argument %s\n", argv[i]);
             return 98;
@@ -161,6 +165,13 @@ int main(int argc, char **argv)
     check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_DEFAULT, 1, &device, NULL), "clGetDeviceIDs");
     cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     check(err, "clCreateContext");
+    /* Hold here, the context made (a timeline row written), until the
+     * caller creates the file: another process can start meanwhile. */
+    for (int waited = 0; wait_file && access(wait_file, F_OK) != 0; waited++) {
+        if (waited == 3000)
+            return 95;
+        usleep(10000);
+    }
     if (forks) {
         pid_t child = fork();
         if (child == 0)

@@ -835,6 +835,22 @@ def case_run_tree():
     check(result.stderr.count("; timeline in " + timeline) == 3 and
           "2 processes started the timeline %s anew" % timeline in result.stderr,
           "run --csv of a tree: %s" % result.stderr)
+    # ... and whose rows it holds: the second program's, which started it last, after the first had ended
+    pids = re.findall(r"^  pid (\d+) \(cli_app\)", result.stderr, re.M)
+    check(len(pids) == 3 and ("it holds the rows of pid %s, the last to start it" % pids[-1]) in result.stderr and
+          "still running" not in result.stderr, "run --csv of a tree: whose rows:\n" + result.stderr)
+    # a first program still running when the second starts the timeline anew goes on adding rows
+    go = work("overlap.go")
+    for stale in (go, work("overlap.csv")):  # the wait reads the timeline's size: none from an earlier run
+        if os.path.exists(stale):
+            os.unlink(stale)
+    overlap = ('"$0" --leak 0 --wait-file "$1" & while [ ! -s "$LIVETRACK_CSV" ]; do sleep 0.02; done; '
+               '"$0" --leak 0; touch "$1"; wait')
+    result = livetrack("run", "--csv", work("overlap.csv"), "--", "/bin/sh", "-c", overlap, app, go, expect=0, env=env)
+    pids = re.findall(r"^  pid (\d+) \(cli_app\)", result.stderr, re.M)
+    check(len(pids) == 2 and re.search(r"it holds the rows of pid %s, the last to start it .*, and those that pid %s, "
+                                       r"still running then, added after it" % (pids[0], pids[1]), result.stderr),
+          "run --csv of overlapping programs: whose rows:\n" + result.stderr)
     # a device is no file a later process replaces
     result = livetrack("run", "--json", "/dev/null", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
     check("replaced" not in result.stderr and "processes wrote" not in result.stderr and
