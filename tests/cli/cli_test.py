@@ -902,6 +902,12 @@ def case_run_tree():
     result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", garbled, app, expect=7, env=env)
     check("1 line of the run log could not be read" in result.stderr,
           "run: a damaged run log line not said:\n" + result.stderr)
+    # a line of an older core (11 fields, no times) is still a verdict
+    older = ('printf "%s\\t3\\t96\\t0\\t0\\told_core\\t\\t\\t0\\t\\t0\\n" $$ >> "$LIVETRACK_RUN_LOG"; '
+             '"$0" --leak 0; exit 0')
+    result = livetrack("run", "--fail-on-leak=7", "--", "/bin/sh", "-c", older, app, expect=7, env=env)
+    check("could not be read" not in result.stderr and "(old_core): 3 leaked objects" in result.stderr,
+          "run: an 11-field run log line:\n" + result.stderr)
     # one process: no summary, the report says it all
     result = livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=env)
     check("processes tracked objects" not in result.stderr, "run of one process: a summary:\n" + result.stderr)
