@@ -204,6 +204,30 @@ static char *resolved_new_file(const char *path)
     return named;
 }
 
+/* A link to a file not made yet names its target: where writing through
+ * it creates the file. Followed up to 8 links; returns a copy (free it). */
+static char *through_dangling_links(const char *path)
+{
+    char *current = cli_strdup(path);
+    for (int hops = 0; hops < 8; hops++) {
+        struct stat link;
+        char target[PATH_MAX];
+        ssize_t length;
+        if (lstat(current, &link) != 0 || !S_ISLNK(link.st_mode) ||
+            (length = readlink(current, target, sizeof target - 1)) <= 0)
+            break;
+        target[length] = '\0';
+        const char *slash = strrchr(current, '/');
+        size_t keep = target[0] == '/' || !slash ? 0 : (size_t)(slash - current) + 1;
+        char *next = cli_alloc(keep + (size_t)length + 1);
+        memcpy(next, current, keep);
+        memcpy(next + keep, target, (size_t)length + 1);
+        free(current);
+        current = next;
+    }
+    return current;
+}
+
 /* Two of the files one name (or two names of one regular file): the last
  * writer would replace the other's content, and an output named like the
  * suppressions file would overwrite it. Devices (/dev/null) may be shared.
@@ -218,10 +242,13 @@ static int same_file(const char *a, const char *b)
         return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     if (a_exists || b_exists)
         return 0;
-    char *resolved_a = resolved_new_file(a), *resolved_b = resolved_new_file(b);
-    int same = resolved_a && resolved_b ? !strcmp(resolved_a, resolved_b) : !strcmp(a, b);
+    char *target_a = through_dangling_links(a), *target_b = through_dangling_links(b);
+    char *resolved_a = resolved_new_file(target_a), *resolved_b = resolved_new_file(target_b);
+    int same = resolved_a && resolved_b ? !strcmp(resolved_a, resolved_b) : !strcmp(target_a, target_b);
     free(resolved_a);
     free(resolved_b);
+    free(target_a);
+    free(target_b);
     return same;
 }
 

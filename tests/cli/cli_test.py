@@ -703,6 +703,13 @@ def case_run_status():
         os.makedirs(work("a-directory"), exist_ok=True)
         result = livetrack("run", "--json", work("same.out"), "--csv", other, "--", app, expect=2, env=armed_env())
         check("name the same file" in result.stderr, "run --json X --csv %s:\n%s" % (other, result.stderr))
+    # a link to a file not made yet names the file writing through it would make
+    if not os.path.lexists(work("to-same.out")):
+        os.symlink("same.out", work("to-same.out"))
+    result = livetrack("run", "--json", work("same.out"), "--output", work("to-same.out"), "--", app, expect=2,
+                       env=armed_env())
+    check("name the same file" in result.stderr and not os.path.exists(work("same.out")),
+          "run --json X --output link-to-X:\n" + result.stderr)
     open(work("keep.supp"), "w").write("type:cl_event\n")
     if not os.path.lexists(work("keep-link.supp")):
         os.symlink(work("keep.supp"), work("keep-link.supp"))
