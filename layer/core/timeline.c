@@ -62,8 +62,9 @@ static int csv_fd = -1;      /* opened by the first row */
 static int csv_open_failed; /* the open failed: no timeline, no retry */
 static int csv_write_failed; /* a write failed: said once, the timeline ends there */
 static char csv_path[4096];  /* the file's name, for that message */
-static int csv_started_here; /* this process emptied the file (0: appends to a relative's) */
-static uint64_t csv_started_ns; /* when it did, CLOCK_MONOTONIC (comparable across processes) */
+/* When this process emptied the file, CLOCK_MONOTONIC + 1 (comparable
+ * across processes); 0: it appends to a relative's. */
+static uint64_t csv_started_ns;
 /* Set when this process forked before its first row and shares the file's
  * name with the other side: memory both sides see, so that only the first
  * of them to write a row empties the file (the later ones append).
@@ -141,8 +142,7 @@ static int open_csv(void)
     snprintf(csv_path, sizeof csv_path, "%s", path);
     rows = 0;
     memset(previous, 0, sizeof previous);
-    csv_started_here = !file_started;
-    csv_started_ns = lt_monotonic_ns() + 1; /* never 0: 0 says "appended" */
+    csv_started_ns = file_started ? 0 : lt_monotonic_ns() + 1;
     if (!file_started) {
         write_all(csv_fd, header, sizeof header - 1);
     } else {
@@ -150,7 +150,7 @@ static int open_csv(void)
          * none appends before the file was emptied and given its header. */
         flock(fd, LOCK_EX);
         if (!atomic_exchange(file_started, 1)) {
-            csv_started_here = 1;
+            csv_started_ns = lt_monotonic_ns() + 1;
             if (ftruncate(fd, 0) == 0)
                 write_all(csv_fd, header, sizeof header - 1);
         }
@@ -352,13 +352,13 @@ void lt_timeline_unlock(void) { pthread_mutex_unlock(&mutex); }
 
 const char *lt_timeline_file(uint64_t *started_ns)
 {
-    *started_ns = csv_fd >= 0 && csv_started_here ? csv_started_ns : 0;
+    *started_ns = csv_fd >= 0 ? csv_started_ns : 0;
     return csv_fd >= 0 ? csv_path : NULL;
 }
 
 void lt_timeline_after_fork_child(void)
 {
-    csv_started_here = 0; /* an open file is the parent's; a new one sets it */
+    csv_started_ns = 0; /* an open file is the parent's; a new one sets it */
     /* The child's rows go to its own file when the name has the pid in
      * it, opened by its first row; otherwise both processes append whole
      * rows to the same file. */
