@@ -566,16 +566,14 @@ int cli_run(int argc, char **argv)
         if (verdicts.malformed)
             cli_warn("note: %zu line%s of the run log could not be read (a process ended while writing?)",
                      verdicts.malformed, verdicts.malformed == 1 ? "" : "s");
-        size_t leaking = run_log_summarize(&verdicts);
+        size_t crashed;
+        size_t leaking = run_log_summarize(&verdicts, &crashed);
         /* A process whose status said "leaks" may have had it dropped by
          * the script that ran it; a death by signal stays the news, also
          * one a script passed on as its own failing status (sh -c 'a;
          * exit $?' exits 139 after a's SIGSEGV). The status is
          * --fail-on-leak's or the caller's, read as strictly as the core
          * reads it. */
-        int crashed = 0;
-        for (size_t i = 0; i < verdicts.count; i++)
-            crashed |= verdicts.items[i].signal != 0;
         const char *leak_status = getenv("LIVETRACK_EXIT_CODE");
         char *end = NULL;
         long code = leak_status ? strtol(leak_status, &end, 10) : 0;

@@ -317,7 +317,7 @@ static void say_process(file_writers *files, const run_verdicts *verdicts, size_
             *v->csv_path ? "; timeline in " : "", v->csv_path);
 }
 
-size_t run_log_summarize(const run_verdicts *verdicts)
+size_t run_log_summarize(const run_verdicts *verdicts, size_t *crashed_out)
 {
     size_t leaking = 0, crashed = 0;
     for (size_t i = 0; i < verdicts->count; i++) {
@@ -326,6 +326,7 @@ size_t run_log_summarize(const run_verdicts *verdicts)
         else if (verdicts->items[i].leaked_objects)
             leaking++;
     }
+    *crashed_out = crashed;
     if (verdicts->count < 2)
         return leaking;
     char crashes[48] = "";

@@ -36,7 +36,8 @@ void run_verdicts_free(run_verdicts *verdicts);
 int run_log_forward(const char *from, const char *to);
 /* Says on stderr what each process left when there was more than one, and
  * which report files a later process replaced. Returns the number of
- * processes that exited with leaks. */
-size_t run_log_summarize(const run_verdicts *verdicts);
+ * processes that exited with leaks, and in *crashed the number that
+ * crashed. */
+size_t run_log_summarize(const run_verdicts *verdicts, size_t *crashed);
 
 #endif

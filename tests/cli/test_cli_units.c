@@ -429,7 +429,9 @@ static void test_run_log(void)
               !strcmp(verdicts.items[1].text_path, "/r/t.txt"));
     }
     /* Exited with leaks: pid 12 only (a crash's live objects are not leaks). */
-    CHECK(run_log_summarize(&verdicts) == 1);
+    size_t crashed = 0;
+    CHECK(run_log_summarize(&verdicts, &crashed) == 1);
+    CHECK(crashed == 1);
     run_verdicts_free(&verdicts);
     run_verdicts missing = run_log_read("/nonexistent/run.log");
     CHECK(missing.count == 0 && missing.items == NULL);
