@@ -241,15 +241,9 @@ static void count_writers(file_writers *files, const run_verdicts *verdicts)
 static void say_timeline_kept(const run_verdicts *verdicts, const written_file *f)
 {
     const run_verdict *last = &verdicts->items[f->last];
-    if (!last->csv_started_ns) { /* a core that wrote no times */
-        cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of the last to "
-                 "start it (and of the processes it forked) only (put %%p in the name to keep each process's)",
-                 f->writers, f->path);
-        return;
-    }
-    char running[128] = "";
+    char holds[384], running[128] = "";
     size_t used = 0, still = 0;
-    for (size_t i = 0; i < verdicts->count; i++) {
+    for (size_t i = 0; last->csv_started_ns && i < verdicts->count; i++) {
         const run_verdict *v = &verdicts->items[i];
         if (v == last || !v->csv_started || strcmp(v->csv_path, f->path) || v->ended_ns < last->csv_started_ns)
             continue;
@@ -258,16 +252,19 @@ static void say_timeline_kept(const run_verdicts *verdicts, const written_file *
             used += wrote > 0 && (size_t)wrote < sizeof running - used ? (size_t)wrote : 0;
         }
     }
-    if (!still)
-        cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of pid %ld, the "
-                 "last to start it (and of the processes it forked), only (put %%p in the name to keep each "
-                 "process's)",
-                 f->writers, f->path, last->pid);
+    if (!last->csv_started_ns) /* a core that wrote no times */
+        snprintf(holds, sizeof holds, "the rows of the last to start it (and of the processes it forked) only");
+    else if (!still)
+        snprintf(holds, sizeof holds,
+                 "the rows of pid %ld, the last to start it (and of the processes it forked), only", last->pid);
     else
-        cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds the rows of pid %ld, the "
-                 "last to start it (and of the processes it forked), and those that pid%s %s%s, still running "
-                 "then, added after it (put %%p in the name to keep each process's)",
-                 f->writers, f->path, last->pid, still == 1 ? "" : "s", running, still > 4 ? " and more" : "");
+        snprintf(holds, sizeof holds,
+                 "the rows of pid %ld, the last to start it (and of the processes it forked), and those that pid%s "
+                 "%s%s, still running then, added after it",
+                 last->pid, still == 1 ? "" : "s", running, still > 4 ? " and more" : "");
+    cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds %s (put %%p in the name to keep "
+             "each process's)",
+             f->writers, f->path, holds);
 }
 
 /* "; JSON in F" or "; JSON in F, since replaced by pid N's" */
