@@ -252,17 +252,32 @@ static void before_cuLibraryUnload(ltcu_call *call, const void *raw_params)
 
 /* ---- arrays: their size as the program asked for it ------------------------ */
 
-static uint64_t format_bytes(CUarray_format format)
+/* Bytes per texel: a component's size times the descriptor's channels,
+ * except for the normalized integer formats, whose name says both (the
+ * descriptor repeats the count). 0 for packed and compressed formats. */
+static uint64_t texel_bytes(CUarray_format format, unsigned channels)
 {
     switch (format) {
     case CU_AD_FORMAT_UNSIGNED_INT8:
-    case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_SIGNED_INT8: return channels;
     case CU_AD_FORMAT_UNSIGNED_INT16:
     case CU_AD_FORMAT_SIGNED_INT16:
-    case CU_AD_FORMAT_HALF: return 2;
+    case CU_AD_FORMAT_HALF: return 2 * (uint64_t)channels;
     case CU_AD_FORMAT_UNSIGNED_INT32:
     case CU_AD_FORMAT_SIGNED_INT32:
-    case CU_AD_FORMAT_FLOAT: return 4;
+    case CU_AD_FORMAT_FLOAT: return 4 * (uint64_t)channels;
+    case CU_AD_FORMAT_UNORM_INT8X1:
+    case CU_AD_FORMAT_SNORM_INT8X1: return 1;
+    case CU_AD_FORMAT_UNORM_INT8X2:
+    case CU_AD_FORMAT_SNORM_INT8X2:
+    case CU_AD_FORMAT_UNORM_INT16X1:
+    case CU_AD_FORMAT_SNORM_INT16X1: return 2;
+    case CU_AD_FORMAT_UNORM_INT8X4:
+    case CU_AD_FORMAT_SNORM_INT8X4:
+    case CU_AD_FORMAT_UNORM_INT16X2:
+    case CU_AD_FORMAT_SNORM_INT16X2: return 4;
+    case CU_AD_FORMAT_UNORM_INT16X4:
+    case CU_AD_FORMAT_SNORM_INT16X4: return 8;
     default: return 0; /* packed and compressed formats: size unknown */
     }
 }
@@ -272,7 +287,7 @@ static uint64_t format_bytes(CUarray_format format)
 static uint64_t array_bytes(size_t width, size_t height, size_t depth, unsigned channels, CUarray_format format,
                             unsigned levels)
 {
-    uint64_t texel = format_bytes(format) * channels, total = 0;
+    uint64_t texel = texel_bytes(format, channels), total = 0;
     uint64_t w = width, h = height ? height : 1, d = depth ? depth : 1;
     for (unsigned level = 0; level < (levels ? levels : 1); level++) {
         total += w * h * d * texel;

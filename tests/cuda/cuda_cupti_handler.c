@@ -242,6 +242,13 @@ static void objects_in_a_context(void)
     CUDA_ARRAY3D_DESCRIPTOR mipmapped = {.Width = 8, .Height = 8, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
     CUDA_ARRAY3D_DESCRIPTOR compressed = {.Width = 16, .Height = 16, .Format = CU_AD_FORMAT_BC1_UNORM,
                                           .NumChannels = 4};
+    /* Normalized integers: the channels and their size are in the format's name. */
+    CUDA_ARRAY3D_DESCRIPTOR unorm8x4 = {.Width = 16, .Height = 16, .Format = CU_AD_FORMAT_UNORM_INT8X4,
+                                        .NumChannels = 4};
+    CUDA_ARRAY3D_DESCRIPTOR snorm16x2 = {.Width = 16, .Height = 16, .Format = CU_AD_FORMAT_SNORM_INT16X2,
+                                         .NumChannels = 2};
+    CUDA_ARRAY3D_DESCRIPTOR unorm8x1 = {.Width = 16, .Height = 16, .Format = CU_AD_FORMAT_UNORM_INT8X1,
+                                        .NumChannels = 1};
 
     CHECK_LIFECYCLE(cuStreamCreate, phStream, cuStreamDestroy_v2, hStream, LTCU_STREAM, 0, current, NO_INIT);
     CHECK_LIFECYCLE(cuStreamCreateWithPriority, phStream, cuStreamDestroy_v2, hStream, LTCU_STREAM, 0, current,
@@ -259,6 +266,12 @@ static void objects_in_a_context(void)
                     {.pAllocateArray = &array3d});
     CHECK_LIFECYCLE(cuArray3DCreate_v2, pHandle, cuArrayDestroy, hArray, LTCU_ARRAY, 0, current,
                     {.pAllocateArray = &compressed});
+    CHECK_LIFECYCLE(cuArray3DCreate_v2, pHandle, cuArrayDestroy, hArray, LTCU_ARRAY, 16 * 16 * 4, current,
+                    {.pAllocateArray = &unorm8x4});
+    CHECK_LIFECYCLE(cuArray3DCreate_v2, pHandle, cuArrayDestroy, hArray, LTCU_ARRAY, 16 * 16 * 4, current,
+                    {.pAllocateArray = &snorm16x2});
+    CHECK_LIFECYCLE(cuArray3DCreate_v2, pHandle, cuArrayDestroy, hArray, LTCU_ARRAY, 16 * 16, current,
+                    {.pAllocateArray = &unorm8x1});
     CHECK_LIFECYCLE(cuMipmappedArrayCreate, pHandle, cuMipmappedArrayDestroy, hMipmappedArray, LTCU_MIPMAPPED_ARRAY,
                     (64 + 16 + 4 + 1) * 4, current, {.pMipmappedArrayDesc = &mipmapped, .numMipmapLevels = 4});
     CUDA_EXTERNAL_MEMORY_HANDLE_DESC external = {.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 1 << 16};
