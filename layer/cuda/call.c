@@ -70,6 +70,8 @@ static void restore(const ltcu_call *call, const livetrack_object *before)
 {
     livetrack_object now;
     uint32_t refs = 0;
+    /* Another thread may be retaining or recording the same handle. */
+    ltcu_lock_references();
     if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, before->handle, &now) == LIVETRACK_OK && now.type == before->type) {
         refs = now.refs;
     } else {
@@ -84,12 +86,15 @@ static void restore(const ltcu_call *call, const livetrack_object *before)
             .flags = 0,
             .call = call->name,
         };
-        if (livetrack_create_with_stack(&again, before->stack) != LIVETRACK_OK)
+        if (livetrack_create_with_stack(&again, before->stack) != LIVETRACK_OK) {
+            ltcu_unlock_references();
             return;
+        }
         refs = 1;
     }
     for (; refs < before->refs; refs++)
         livetrack_retain(LIVETRACK_DOMAIN_CUDA, before->type, before->handle, call->name);
+    ltcu_unlock_references();
 }
 
 static void undo(const ltcu_call *call, const ltcu_undo *step)

@@ -171,8 +171,14 @@ int ltcu_forget(ltcu_call *call, ltcu_type key_type, unsigned accepted, uint64_t
 int ltcu_release_reference(ltcu_call *call, ltcu_type type, uint64_t handle);
 
 /* Take one more reference on a live object, or record it when livetrack
- * has not seen it (the driver handed out a handle it made earlier). */
+ * has not seen it (the driver handed out a handle it made earlier), as
+ * one step however many threads do so at once. */
 void ltcu_retain_or_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes);
+
+/* Around a registry retain-or-create (and a lookup-then-create) of an
+ * object the driver hands out more than once (reference_lock.c). */
+void ltcu_lock_references(void);
+void ltcu_unlock_references(void);
 
 /* Remember an undo step for ltcu_call_end. */
 void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object);

@@ -22,12 +22,11 @@
  * were reported gone with it. Counted before, a count of 0 means no
  * thread holds the context or is retaining it.
  *
- * Locking: one mutex over the table, and references_lock around the
- * registry calls that count the program's references: a retain that
- * finds the context's record gone records it anew, and two threads doing
- * so at once would each make a record, the second replacing the first
- * and losing a reference. Neither lock is held across a driver call or a
- * report (symbolizing takes the dynamic loader's lock, which a library
+ * Locking: one mutex over the table, and the references lock
+ * (reference_lock.c) around the registry calls that count the program's
+ * references: a retain that finds the context's record gone records it
+ * anew. Neither lock is held across a driver call or a report
+ * (symbolizing takes the dynamic loader's lock, which a library
  * constructor calling in here may hold), and the call site of a new
  * record is captured before the lock is taken.
  */
@@ -44,22 +43,6 @@ typedef struct primary_context {
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static primary_context devices[MAX_DEVICES];
-static pthread_mutex_t references_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t references_lock_forks = PTHREAD_ONCE_INIT;
-
-/* fork() waits for a count in progress, so that the child does not
- * inherit the lock held by a thread it does not have. Registered after
- * the registry's own handlers, this one runs before them, while the
- * count it waits for can still take the registry's locks. */
-static void lock_references(void) { pthread_mutex_lock(&references_lock); }
-static void unlock_references(void) { pthread_mutex_unlock(&references_lock); }
-static void watch_forks(void) { pthread_atfork(lock_references, unlock_references, unlock_references); }
-
-static void take_references_lock(void)
-{
-    pthread_once(&references_lock_forks, watch_forks); /* before the first lock, so none is missed */
-    pthread_mutex_lock(&references_lock);
-}
 
 static int valid_device(CUdevice device) { return device >= 0 && device < MAX_DEVICES; }
 
@@ -85,10 +68,10 @@ static void count_retain(ltcu_call *call, CUcontext context)
         .owner = context,
         .call = call->name,
     };
-    take_references_lock();
+    ltcu_lock_references();
     if (livetrack_retain(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), call->name) != LIVETRACK_OK)
         livetrack_create_with_stack(&object, stack);
-    pthread_mutex_unlock(&references_lock);
+    ltcu_unlock_references();
 }
 
 void ltcu_primary_retain_begin(ltcu_call *call, CUdevice device)
@@ -107,9 +90,9 @@ void ltcu_primary_retain_begin(ltcu_call *call, CUdevice device)
 
 void ltcu_primary_undo_retain(CUcontext context)
 {
-    take_references_lock();
+    ltcu_lock_references();
     livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, "cuDevicePrimaryCtxRetain");
-    pthread_mutex_unlock(&references_lock);
+    ltcu_unlock_references();
 }
 
 void ltcu_primary_retained(ltcu_call *call, CUdevice device, CUcontext context)
@@ -172,12 +155,12 @@ void ltcu_primary_release_begin(ltcu_call *call, CUdevice device)
     uint64_t decided = livetrack_mark();
     if (!took_runtime) {
         livetrack_object object;
-        take_references_lock();
+        ltcu_lock_references();
         int released = livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key_of(context), &object) == LIVETRACK_OK &&
                        livetrack_release(LIVETRACK_DOMAIN_CUDA, LTCU_CONTEXT, key_of(context), NULL, call->name) ==
                            LIVETRACK_OK;
         decided = livetrack_mark();
-        pthread_mutex_unlock(&references_lock);
+        ltcu_unlock_references();
         if (released) {
             ltcu_push_undo(call, LTCU_UNDO_RELEASE, &object);
         } else {

@@ -195,8 +195,21 @@ void ltcu_retain_or_record(ltcu_call *call, ltcu_type type, uint64_t handle, uin
 {
     if (!handle)
         return;
-    if (livetrack_retain(LIVETRACK_DOMAIN_CUDA, type, ltcu_key(type, handle), call->name) != LIVETRACK_OK)
-        ltcu_record(call, type, handle, bytes, 0);
+    livetrack_new_object object = {
+        .domain = LIVETRACK_DOMAIN_CUDA,
+        .type = type,
+        .handle = ltcu_key(type, handle),
+        .bytes = bytes,
+        .owner = owned_by_context(type) ? ltcu_call_context(call) : NULL,
+        .call = call->name,
+    };
+    livetrack_stack_id stack = livetrack_capture_stack(); /* outside the lock: it may walk the stack */
+    ltcu_lock_references();
+    int recorded = livetrack_retain(LIVETRACK_DOMAIN_CUDA, type, object.handle, call->name) != LIVETRACK_OK &&
+                   livetrack_create_with_stack(&object, stack) == LIVETRACK_OK;
+    ltcu_unlock_references();
+    if (recorded && (LTCU_DEVICE_POINTERS & LTCU_TYPE_BIT(type)))
+        ltcu_graph_allocation_forget(handle); /* as ltcu_record does */
 }
 
 /* ---- a context's end ---------------------------------------------------- */

@@ -630,6 +630,48 @@ static void primary_threads(void)
     CHECK_EQ_INT(cuda_live_count(), live);
 }
 
+/* Threads opening the same IPC handle at once, then closing it: the
+ * driver maps it once and counts the references. Each open that finds no
+ * record makes one; two at once must not both make one (the second would
+ * replace the first, and a close would then find nothing). */
+#define IPC_ROUNDS 5000
+
+static pthread_barrier_t ipc_start;
+
+static void *ipc_user(void *unused)
+{
+    (void)unused;
+    if (cuCtxSetCurrent(context) != CUDA_SUCCESS)
+        return (void *)1;
+    CUipcMemHandle shared;
+    memset(&shared, 0, sizeof shared);
+    shared.reserved[0] = 9;
+    for (int i = 0; i < IPC_ROUNDS; i++) {
+        CUdeviceptr mapped = 0;
+        pthread_barrier_wait(&ipc_start); /* every open of a round at once */
+        if (cuIpcOpenMemHandle(&mapped, shared, 0) != CUDA_SUCCESS)
+            return (void *)1;
+        pthread_barrier_wait(&ipc_start); /* all opened before any closes */
+        if (cuIpcCloseMemHandle(mapped) != CUDA_SUCCESS)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+static void ipc_threads(void)
+{
+    livetrack_stats before, after;
+    livetrack_get_stats(&before);
+    size_t live = cuda_live_count();
+    CHECK_EQ_INT(pthread_barrier_init(&ipc_start, NULL, THREADS), 0);
+    run_workers(ipc_user);
+    pthread_barrier_destroy(&ipc_start);
+    livetrack_get_stats(&after);
+    CHECK_EQ_INT(after.misuse, before.misuse);
+    CHECK_EQ_INT(after.replaced, before.replaced);
+    CHECK_EQ_INT(cuda_live_count(), live);
+}
+
 int main(void)
 {
     CHECK_EQ_INT(cuInit(0), CUDA_SUCCESS);
@@ -653,6 +695,7 @@ int main(void)
     context_end();
     threads();
     primary_threads();
+    ipc_threads();
     CHECK_EQ_INT(cuda_live_count(), 1);
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);
