@@ -43,13 +43,32 @@ CUcontext ltcu_call_context(ltcu_call *call)
     return call->context;
 }
 
-void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object)
+void ltcu_keep_parents(const livetrack_object *object, livetrack_keeper *keepers[2])
+{
+    for (int i = 0; i < 2; i++)
+        keepers[i] = object->parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_CUDA, object->parents[i]) : NULL;
+}
+
+static void let_parents_go(livetrack_keeper *keepers[2])
+{
+    for (int i = 0; i < 2; i++) {
+        livetrack_let_go(keepers[i]);
+        keepers[i] = NULL;
+    }
+}
+
+void ltcu_push_undo_holding(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object,
+                            livetrack_keeper *keepers[2])
 {
     if (call->undo_count == call->undo_capacity) {
         size_t capacity = call->undo_capacity * 2;
         ltcu_undo *grown = malloc(capacity * sizeof *grown);
-        if (!grown)
-            return; /* a failed call then cannot put this one back: rare, and only tracking suffers */
+        if (!grown) {
+            /* a failed call then cannot put this one back: rare, and only tracking suffers */
+            if (keepers)
+                let_parents_go(keepers);
+            return;
+        }
         for (size_t i = 0; i < call->undo_count; i++)
             grown[i] = call->undo[i];
         if (call->undo != call->inline_undo)
@@ -57,9 +76,16 @@ void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object
         call->undo = grown;
         call->undo_capacity = capacity;
     }
-    call->undo[call->undo_count].kind = kind;
-    call->undo[call->undo_count].object = *object;
-    call->undo_count++;
+    ltcu_undo *step = &call->undo[call->undo_count++];
+    step->kind = kind;
+    step->object = *object;
+    step->parent_keepers[0] = keepers ? keepers[0] : NULL;
+    step->parent_keepers[1] = keepers ? keepers[1] : NULL;
+}
+
+void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object)
+{
+    ltcu_push_undo_holding(call, kind, object, NULL);
 }
 
 /* Give the object back the references it had before the prologue took
@@ -126,6 +152,10 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
                       call->name, (int)result, call->dropped, call->dropped == 1 ? "" : "s",
                       call->dropped == 1 ? "is" : "are", call->dropped == 1 ? "s" : "");
     }
+    /* Put back (or not) before the parents go: one that the program had
+     * destroyed dies here, unless an object put back holds it again. */
+    for (size_t i = 0; i < call->undo_count; i++)
+        let_parents_go(call->undo[i].parent_keepers);
     if (call->undo != call->inline_undo)
         free(call->undo);
     call->undo = call->inline_undo;

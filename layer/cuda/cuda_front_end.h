@@ -112,6 +112,10 @@ typedef struct ltcu_undo {
     ltcu_undo_kind kind;
     livetrack_object object; /* what the registry knew; for RUNTIME_REF only .handle
                                 (the device) is used; for MAPPING_SIZE .handle, .bytes */
+    /* DESTROY, RELEASE: the object's parents, held until the call ends. A
+     * parent the program destroyed already, kept alive only by this
+     * object, would die with it, and the object put back would lose it. */
+    livetrack_keeper *parent_keepers[2];
 } ltcu_undo;
 
 #define LTCU_INLINE_UNDO 2
@@ -182,6 +186,13 @@ void ltcu_unlock_references(void);
 
 /* Remember an undo step for ltcu_call_end. */
 void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object);
+
+/* Before destroying or releasing `object`: hold its parents (keepers[i]
+ * NULL where none is live), then hand them to ltcu_push_undo_holding,
+ * which lets them go when the call ends (at once if it cannot remember). */
+void ltcu_keep_parents(const livetrack_object *object, livetrack_keeper *keepers[2]);
+void ltcu_push_undo_holding(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object,
+                            livetrack_keeper *keepers[2]);
 
 /* Drop every object `context` owns (not the context itself): report each
  * one the program still held, as gone with the context, and remember them

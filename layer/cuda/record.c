@@ -151,13 +151,17 @@ int ltcu_forget(ltcu_call *call, ltcu_type key_type, unsigned accepted, uint64_t
         report_bad_handle(call, key_type, accepted, handle, &object);
         return 0;
     }
+    livetrack_keeper *parents[2];
+    ltcu_keep_parents(&object, parents);
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object.type, key, call->name);
     if (status != LIVETRACK_OK) {
+        livetrack_let_go(parents[0]);
+        livetrack_let_go(parents[1]);
         /* Another thread destroyed it between the lookup and now. */
         report_bad_handle(call, key_type, accepted, handle, NULL);
         return 0;
     }
-    ltcu_push_undo(call, LTCU_UNDO_DESTROY, &object);
+    ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, &object, parents);
     return 1;
 }
 
@@ -176,11 +180,15 @@ int ltcu_release_reference(ltcu_call *call, ltcu_type type, uint64_t handle)
         report_bad_handle(call, type, LTCU_TYPE_BIT(type), handle, &object);
         return 0;
     }
+    livetrack_keeper *parents[2];
+    ltcu_keep_parents(&object, parents);
     livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_CUDA, type, key, NULL, call->name);
     if (status == LIVETRACK_OK) {
-        ltcu_push_undo(call, LTCU_UNDO_RELEASE, &object);
+        ltcu_push_undo_holding(call, LTCU_UNDO_RELEASE, &object, parents);
         return 1;
     }
+    livetrack_let_go(parents[0]);
+    livetrack_let_go(parents[1]);
     if (status == LIVETRACK_NOT_OWNED)
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, key,
                                    "%s(0x%" PRIx64 "): the program holds no reference to this %s (released already; "
@@ -252,8 +260,14 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
                                        "%s: %s 0x%" PRIx64 " (%" PRIu64 " bytes), never freed, goes with context %p",
                                        call->name, object->type_name ? object->type_name : "object",
                                        ltcu_handle_of(object->type, object->handle), object->bytes, (void *)context);
-        if (livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object->type, object->handle, call->name) == LIVETRACK_OK)
-            ltcu_push_undo(call, LTCU_UNDO_DESTROY, object);
+        livetrack_keeper *parents[2];
+        ltcu_keep_parents(object, parents);
+        if (livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object->type, object->handle, call->name) == LIVETRACK_OK) {
+            ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);
+        } else {
+            livetrack_let_go(parents[0]);
+            livetrack_let_go(parents[1]);
+        }
     }
     if (held > DROPPED_OBJECTS_SHOWN)
         livetrack_report_misuse("%s: ... and %zu more objects go with context %p", call->name,

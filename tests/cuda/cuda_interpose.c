@@ -300,6 +300,55 @@ static void imported_pool(void)
     CHECK_EQ_INT(cuda_misuse_count(), misuse);
 }
 
+/* A free or destroy the driver refuses puts the object back as it was,
+ * with its parents: one the program destroyed already, which only this
+ * object kept alive, must not die with it in between. */
+static void refused_destroys_keep_parents(void)
+{
+    size_t before = cuda_live_count();
+    uint64_t misuse = cuda_misuse_count();
+    livetrack_object object;
+
+    CUmemPoolProps props = {.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+                            .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    CUmemoryPool pool = NULL;
+    CUdeviceptr from_pool = 0;
+    CHECK_EQ_INT(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemAllocFromPoolAsync(&from_pool, 4096, pool, NULL), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+    fake_cuda_fail_next("cuMemFreeAsync", CUDA_ERROR_LAUNCH_FAILED);
+    CHECK_EQ_INT(cuMemFreeAsync(from_pool, NULL), CUDA_ERROR_LAUNCH_FAILED);
+    CHECK(cuda_live("CUmemoryPool", H(pool), &object) && object.refs == 0 && object.holders == 1);
+    CHECK(cuda_live("device_async", from_pool, &object) && object.parents[0] == cuda_key("CUmemoryPool", H(pool)));
+    CHECK_EQ_INT(cuMemFreeAsync(from_pool, NULL), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUmemoryPool", H(pool), NULL));
+
+    /* A context's end, refused: a buffer mapped from external memory
+     * still holds it, so destroying the external memory keeps it. */
+    CUcontext other = NULL;
+    CHECK_EQ_INT(cuCtxCreate(&other, NULL, 0, 0), CUDA_SUCCESS);
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC imported = {.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 1 << 20};
+    CUexternalMemory external = NULL;
+    CHECK_EQ_INT(cuImportExternalMemory(&external, &imported), CUDA_SUCCESS);
+    CUDA_EXTERNAL_MEMORY_BUFFER_DESC part = {.offset = 0, .size = 4096};
+    CUdeviceptr mapped = 0;
+    CHECK_EQ_INT(cuExternalMemoryGetMappedBuffer(&mapped, external, &part), CUDA_SUCCESS);
+    fake_cuda_fail_next("cuCtxDestroy_v2", CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    CHECK_EQ_INT(cuCtxDestroy(other), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    uint64_t reported = cuda_misuse_count() - misuse; /* the context's end names what it held */
+    CHECK(cuda_live("CUexternalMemory", H(external), &object) && object.refs == 1 && object.holders == 1);
+    CHECK(cuda_live("CUdeviceptr", mapped, &object) &&
+          object.parents[0] == cuda_key("CUexternalMemory", H(external)));
+    CHECK_EQ_INT(cuDestroyExternalMemory(external), CUDA_SUCCESS);
+    CHECK(cuda_live("CUexternalMemory", H(external), &object) && object.refs == 0 && object.holders == 1);
+    CHECK_EQ_INT(cuMemFree(mapped), CUDA_SUCCESS);
+    CHECK(!cuda_live("CUexternalMemory", H(external), NULL));
+    CHECK_EQ_INT(cuCtxDestroy(other), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuCtxSetCurrent(context), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_live_count(), before);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + reported);
+}
+
 /* Memory and semaphores another API made, imported: objects of their own,
  * leaked when never destroyed. A buffer or mipmapped array mapped from
  * external memory is freed like one the program allocated, and holds the
@@ -684,6 +733,7 @@ int main(void)
     code_and_arrays();
     allocations();
     imported_pool();
+    refused_destroys_keep_parents();
     external_memory();
     virtual_memory();
     multicast();
