@@ -72,7 +72,11 @@ static uint64_t csv_started_ns;
 static _Atomic int *file_started;
 static int status_fd = -1;
 static uint64_t rows;
+/* The readings of this process's previous row, for the d_* columns; its
+ * first row leaves them empty: there is nothing to take a change from (a
+ * reading when the file opens would come after the first event's call). */
 static long previous[METRIC_COUNT];
+static int have_previous;
 static _Atomic int64_t type_live[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
 
 void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta)
@@ -141,7 +145,7 @@ static int open_csv(void)
     csv_write_failed = 0;
     snprintf(csv_path, sizeof csv_path, "%s", path);
     rows = 0;
-    memset(previous, 0, sizeof previous);
+    have_previous = 0;
     csv_started_ns = file_started ? 0 : lt_monotonic_ns() + 1;
     if (!file_started) {
         write_all(csv_fd, header, sizeof header - 1);
@@ -279,14 +283,20 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
     uint64_t row_number = ++rows;
     int head_length = snprintf(head, sizeof head, "%llu,%.3f,%s,", (unsigned long long)row_number, ms,
                                event_names[kind]);
-    int tail_length = snprintf(tail, sizeof tail,
-                               "0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld,%ld\n",
+    int tail_length = snprintf(tail, sizeof tail, "0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,",
                                (unsigned long long)handle, (unsigned long long)bytes, (long long)of_type,
                                (unsigned long long)live_objects, (unsigned long long)live_bytes, metrics[0],
-                               metrics[1], metrics[2], metrics[3], metrics[4], metrics[0] - previous[0],
-                               metrics[1] - previous[1], metrics[2] - previous[2], metrics[3] - previous[3],
-                               metrics[4] - previous[4]);
+                               metrics[1], metrics[2], metrics[3], metrics[4]);
+    if (tail_length > 0 && (size_t)tail_length < sizeof tail) {
+        int changes = have_previous ? snprintf(tail + tail_length, sizeof tail - (size_t)tail_length,
+                                               "%ld,%ld,%ld,%ld,%ld\n", metrics[0] - previous[0],
+                                               metrics[1] - previous[1], metrics[2] - previous[2],
+                                               metrics[3] - previous[3], metrics[4] - previous[4])
+                                    : snprintf(tail + tail_length, sizeof tail - (size_t)tail_length, ",,,,\n");
+        tail_length = changes > 0 ? tail_length + changes : -1;
+    }
     memcpy(previous, metrics, sizeof previous);
+    have_previous = 1;
     if (head_length > 0 && (size_t)head_length < sizeof head && tail_length > 0 && (size_t)tail_length < sizeof tail) {
         size_t length = (size_t)head_length + csv_field_length(call, call_bytes) + csv_field_length(api, api_bytes) +
                         csv_field_length(type_name, type_bytes) + 3 + (size_t)tail_length;
