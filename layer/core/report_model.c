@@ -166,7 +166,10 @@ static long suppression_of(builder *b, const livetrack_object *object, size_t gr
     long pattern = by_type && *by_type != -2 ? *by_type : lt_suppress_type(patterns, object->type_name);
     if (by_type)
         *by_type = pattern;
-    if (pattern >= 0)
+    /* The first pattern of the file that matches is credited, of either
+     * kind: the frames are looked at unless the type's pattern comes
+     * before every frame pattern. */
+    if (pattern >= 0 && pattern < lt_suppressions_first_frame_pattern(patterns))
         return pattern;
     if (b->group_frames[group] == -2) {
         b->group_frames[group] = -1;
@@ -176,7 +179,8 @@ static long suppression_of(builder *b, const livetrack_object *object, size_t gr
             b->group_frames[group] = lt_suppress_frames(patterns, frames, count);
         }
     }
-    return b->group_frames[group];
+    long by_frames = b->group_frames[group];
+    return pattern >= 0 && (by_frames < 0 || pattern < by_frames) ? pattern : by_frames;
 }
 
 /* The site of (group, suppression), made on first use. */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +100,15 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
     while (getline(&line, &line_size, file) >= 0) {
         number++;
         char *text = trim(line);
-        if (!*text || *text == '#')
+        /* A comment: a line starting with #, or a # after a blank. A #
+         * inside a pattern stays (a file or function may have one). */
+        for (char *hash = strchr(text, '#'); hash; hash = strchr(hash + 1, '#'))
+            if (hash == text || is_space(hash[-1])) {
+                *hash = '\0';
+                break;
+            }
+        text = trim(text);
+        if (!*text)
             continue;
         lt_suppression item = {0};
         const char *why = NULL;
@@ -215,10 +224,15 @@ long lt_suppress_frames(const lt_suppressions *suppressions, const livetrack_fra
     return -1;
 }
 
-int lt_suppressions_need_frames(const lt_suppressions *suppressions)
+long lt_suppressions_first_frame_pattern(const lt_suppressions *suppressions)
 {
     for (size_t i = 0; i < suppressions->count; i++)
         if (suppressions->items[i].kind != LT_SUPPRESS_TYPE)
-            return 1;
-    return 0;
+            return (long)i;
+    return LONG_MAX;
+}
+
+int lt_suppressions_need_frames(const lt_suppressions *suppressions)
+{
+    return lt_suppressions_first_frame_pattern(suppressions) != LONG_MAX;
 }

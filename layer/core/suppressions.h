@@ -62,4 +62,7 @@ long lt_suppress_frames(const lt_suppressions *suppressions, const livetrack_fra
 /* 1 when some pattern needs the frames (function, module or file). */
 int lt_suppressions_need_frames(const lt_suppressions *suppressions);
 
+/* The index of the first such pattern; LONG_MAX when there is none. */
+long lt_suppressions_first_frame_pattern(const lt_suppressions *suppressions);
+
 #endif

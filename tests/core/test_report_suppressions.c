@@ -145,6 +145,41 @@ static void test_kinds(void)
     rt_child_free(&child);
 }
 
+/* Two patterns match the third-party buffers: the first in the file is
+ * credited, whichever kind each is; and a comment may end a line. */
+static void test_order_and_comments(void)
+{
+    rt_child child;
+    run_with("function:third_party_*   # the vendor's\ntype:rs_buffer\t# ours\n", NULL, &child);
+    CHECK(strstr(child.out, "reported 3\ncounted 3\n") != NULL);
+    CHECK(strstr(child.out, " function:third_party_* (line 1)\n") != NULL);
+    CHECK(strstr(child.out, " type:rs_buffer (line 2)\n") != NULL);
+    const char *first_function[] = {"[(p['pattern'], p['objects']) for p in r['suppression_patterns']] == "
+                                    "[('function:third_party_*', 2), ('type:rs_buffer', 4)]",
+                                    "sorted(s['suppressed_by'] for s in r['sites'] if s['suppressed']) == "
+                                    "['function:third_party_*', 'type:rs_buffer']",
+                                    NULL};
+    CHECK(rt_check_json(json_path(), first_function));
+    rt_child_free(&child);
+
+    run_with("type:rs_buffer\nfunction:third_party_*\n", NULL, &child);
+    CHECK(strstr(child.out, "reported 3\ncounted 3\n") != NULL);
+    const char *first_type[] = {"[(p['pattern'], p['objects']) for p in r['suppression_patterns']] == "
+                                "[('type:rs_buffer', 6), ('function:third_party_*', 0)]",
+                                NULL};
+    CHECK(rt_check_json(json_path(), first_type));
+    rt_child_free(&child);
+
+    /* a # inside a pattern, not after a blank, is part of it */
+    run_with("type:rs_#event\n", NULL, &child);
+    CHECK(strstr(child.out, "reported 9\ncounted 9\n") != NULL);
+    const char *kept[] = {"[(p['pattern'], p['objects']) for p in r['suppression_patterns']] == "
+                          "[('type:rs_#event', 0)]",
+                          NULL};
+    CHECK(rt_check_json(json_path(), kept));
+    rt_child_free(&child);
+}
+
 static void test_bad_lines(void)
 {
     rt_child child;
@@ -211,6 +246,7 @@ int main(int argc, char **argv)
         return child(argv[2]);
     CHECK(mkdtemp(dir) != NULL);
     test_kinds();
+    test_order_and_comments();
     test_bad_lines();
     if (!check_failed) {
         char path[300];

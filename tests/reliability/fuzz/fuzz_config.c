@@ -243,7 +243,15 @@ static size_t reference_parse(const char *text, size_t size, ref_item *items, si
         char line[MAX_TEXT + 1];
         size_t length = ref_trim(text + at, text + line_end, line, sizeof line);
         at = end + 1;
-        if (!length || line[0] == '#')
+        /* a comment runs from a # that starts the line or follows a blank */
+        for (size_t i = 0; i < length; i++)
+            if (line[i] == '#' && (i == 0 || ref_space(line[i - 1]))) {
+                char cut[MAX_TEXT + 1];
+                length = ref_trim(line, line + i, cut, sizeof cut);
+                memcpy(line, cut, length + 1);
+                break;
+            }
+        if (!length)
             continue;
         char *colon = strchr(line, ':');
         if (!colon) {
