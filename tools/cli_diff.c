@@ -224,10 +224,10 @@ int cli_diff(int argc, char **argv)
         if (json_count(json_get(added[i].site, "frames")))
             printf("\nnew: %" PRIu64 " object%s (%s) leaked at %s: %s\n", added[i].objects,
                    plural(added[i].objects), size, label, types);
-        else /* call sites off: the label is the types already */
+        else /* no stack (call sites off, or none recorded): the types name it */
             printf("\nnew: %" PRIu64 " object%s (%s) leaked: %s (no stack)\n", added[i].objects,
                    plural(added[i].objects), size, types);
-        report_print_frames(stdout, json_get(added[i].site, "frames"), "    ");
+        report_print_frames(stdout, new_report.root, json_get(added[i].site, "frames"), "    ");
     }
     if (grown) {
         printf("\n");

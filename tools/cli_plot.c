@@ -586,8 +586,10 @@ static void sites_section(const plot_data *d, FILE *out)
         html_text(out, types);
         fputs("</summary><pre>", out);
         const json_value *frames = json_get(list[i], "frames");
-        if (!json_count(frames))
-            fputs("(no stack: run with --stack-depth above 0)\n", out);
+        if (!json_count(frames)) {
+            fputs(report_no_stack_text(d->report->root), out);
+            fputc('\n', out);
+        }
         for (size_t f = 0; f < json_count(frames); f++) {
             char *frame = report_frame_string(json_at(frames, f));
             fprintf(out, "#%-2zu ", f);

@@ -74,14 +74,6 @@ static const json_value **sorted_groups(const json_value *array, size_t *count_o
 
 static const char *plural(int64_t count) { return count == 1 ? "" : "s"; }
 
-/* Written with LIVETRACK_STACK_DEPTH=0: each "site" is then one kind of
- * object, as the exit report says. */
-static int call_sites_off(const json_value *root)
-{
-    const json_value *depth = json_get(json_get(root, "settings"), "stack_depth");
-    return depth && depth->kind == JSON_NUMBER && json_int(depth, 1) == 0;
-}
-
 static void print_summary(const report_file *report)
 {
     const json_value *root = report->root, *summary = json_get(root, "summary");
@@ -109,7 +101,7 @@ static void print_summary(const report_file *report)
             sites++;
     units_count(leaked, text, sizeof text);
     printf("  %s leaked object%s (%s)", text, plural(leaked), size);
-    if (sites && call_sites_off(root))
+    if (sites && report_call_sites_off(root))
         printf(" of %zu kind%s", sites, sites == 1 ? "" : "s");
     else if (sites)
         printf(" from %zu call site%s", sites, sites == 1 ? "" : "s");
@@ -156,11 +148,11 @@ static void print_summary(const report_file *report)
                field(summary, "live_objects"));
     if (json_bool(json_get(summary, "incomplete"), 0))
         printf("  tracking was incomplete (livetrack ran out of memory): objects may be missing\n");
-    if (call_sites_off(root))
+    if (report_call_sites_off(root))
         printf("  call sites are off (LIVETRACK_STACK_DEPTH=0): leaks are grouped by type\n");
 }
 
-static void print_site(const json_value *site, const char *what)
+static void print_site(const json_value *root, const json_value *site, const char *what)
 {
     char size[32], label[512], types[256];
     int64_t objects = field(site, "objects");
@@ -171,7 +163,7 @@ static void print_site(const json_value *site, const char *what)
         printf("\n%" PRId64 " object%s (%s) %s at %s: %s\n", objects, plural(objects), size, what, label, types);
     else /* no stack to name the site by: its types are all there is */
         printf("\n%" PRId64 " object%s (%s) %s: %s\n", objects, plural(objects), size, what, types);
-    report_print_frames(stdout, json_get(site, "frames"), "    ");
+    report_print_frames(stdout, root, json_get(site, "frames"), "    ");
 
     const json_value *examples = json_get(site, "examples");
     size_t count = json_count(examples);
@@ -197,13 +189,14 @@ static void print_site(const json_value *site, const char *what)
         printf("%s\n", count > EXAMPLES_SHOWN ? ", ..." : "");
 }
 
-static void print_sites(const json_value *array, long top, const char *what, const char *more_hint)
+static void print_sites(const json_value *root, const json_value *array, long top, const char *what,
+                        const char *more_hint)
 {
     size_t count;
     const json_value **sites = sorted_groups(array, &count);
     size_t shown = top > 0 && (size_t)top < count ? (size_t)top : count;
     for (size_t i = 0; i < shown; i++)
-        print_site(sites[i], what);
+        print_site(root, sites[i], what);
     if (shown < count)
         printf("\n... and %zu more call site%s (%s)\n", count - shown, count - shown == 1 ? "" : "s", more_hint);
     free(sites);
@@ -255,7 +248,7 @@ static void print_misuse(const json_value *misuse)
             if (!json_count(frames))
                 continue;
             printf("    %s:\n", stacks[s].title);
-            report_print_frames(stdout, frames, "      ");
+            report_print_frames(stdout, NULL, frames, "      "); /* never empty here */
         }
     }
 }
@@ -295,7 +288,7 @@ int cli_report(int argc, char **argv)
     print_summary(&report);
     const json_value *root = report.root;
     if (group == BY_SITE) {
-        print_sites(json_get(root, "sites"), top, "leaked", "use --top 0 to see all");
+        print_sites(root, json_get(root, "sites"), top, "leaked", "use --top 0 to see all");
         print_table(json_get(root, "by_type"), 0, 1);
     } else if (group == BY_TYPE) {
         print_table(json_get(root, "by_type"), top, 1);
@@ -313,7 +306,7 @@ int cli_report(int argc, char **argv)
             printf("\nat the peak (%s): %s live in %" PRId64 " object%s%s\n", when, size, field(peak_set, "objects"),
                    plural(field(peak_set, "objects")),
                    json_bool(json_get(peak_set, "approximate"), 0) ? " (approximate)" : "");
-            print_sites(json_get(peak_set, "sites"), top, "live", "use --top 0 to see all");
+            print_sites(root, json_get(peak_set, "sites"), top, "live", "use --top 0 to see all");
         }
     }
     print_misuse(json_get(root, "misuse"));

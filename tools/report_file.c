@@ -250,11 +250,23 @@ char *report_frame_string(const json_value *frame)
     return text;
 }
 
-void report_print_frames(FILE *out, const json_value *frames, const char *indent)
+int report_call_sites_off(const json_value *root)
+{
+    const json_value *depth = json_get(json_get(root, "settings"), "stack_depth");
+    return depth && depth->kind == JSON_NUMBER && json_int(depth, 1) == 0;
+}
+
+const char *report_no_stack_text(const json_value *root)
+{
+    return report_call_sites_off(root) ? "(no stack: run with --stack-depth above 0 to see call sites)"
+                                       : "(call stack not recorded)";
+}
+
+void report_print_frames(FILE *out, const json_value *root, const json_value *frames, const char *indent)
 {
     size_t count = json_count(frames);
     if (!count) {
-        fprintf(out, "%s(no stack: run with --stack-depth above 0 to see call sites)\n", indent);
+        fprintf(out, "%s%s\n", indent, report_no_stack_text(root));
         return;
     }
     for (size_t i = 0; i < count; i++) {

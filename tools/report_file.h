@@ -31,9 +31,16 @@ size_t report_frame_text(const json_value *frame, char *out, size_t size);
 /* The same, whole, in memory of its own (free() it): C++ template names
  * run to kilobytes, and cut they read alike. */
 char *report_frame_string(const json_value *frame);
-/* "#0 ..." lines, one per frame, each after `indent`; "(no stack)" when
- * there is none. */
-void report_print_frames(FILE *out, const json_value *frames, const char *indent);
+/* 1 when the report `root` was written with call sites off
+ * (settings.stack_depth 0): each site is then one kind of object. */
+int report_call_sites_off(const json_value *root);
+/* "#0 ..." lines, one per frame, each after `indent`; when there is none,
+ * why, as far as the report `root` tells: call sites were off, or this
+ * object's stack was not recorded (made by livetrack_create_with_stack
+ * without one, or a capture that failed). */
+void report_print_frames(FILE *out, const json_value *root, const json_value *frames, const char *indent);
+/* The same "why" alone, for other formats. */
+const char *report_no_stack_text(const json_value *root);
 /* A short name for a call site: its first frame as "main (leaky.c:42)". */
 void report_site_label(const json_value *site, char *out, size_t size);
 /* "cl_event x20, cl_mem x2" from a site's "types". */

@@ -308,6 +308,22 @@ def case_fixtures():
     check(new_lines and all(line.count("cl_") == 1 and "leaked at" not in line for line in new_lines),
           "diff of --stack-depth 0 files: the kind said twice:\n" + out)
 
+    check("(no stack: run with --stack-depth above 0 to see call sites)" in out,
+          "report of a --stack-depth 0 file: no hint to turn call sites on:\n" + out)
+    # Call sites on, one site without a stack (made by
+    # livetrack_create_with_stack without one): nothing to turn on.
+    one_bare = json.load(open(json_file))
+    one_bare["sites"][0] = dict(one_bare["sites"][0], frames=[])
+    with open(work("one_bare.json"), "w") as out:
+        json.dump(one_bare, out)
+    out = livetrack("report", work("one_bare.json"), expect=0).stdout
+    check("(call stack not recorded)" in out and "--stack-depth" not in out,
+          "report: a site without a stack while call sites were on:\n" + out)
+    livetrack("plot", csv_file, work("one_bare.json"), "-o", work("one_bare.html"), expect=0)
+    page = open(work("one_bare.html")).read()
+    check("(call stack not recorded)" in page and "--stack-depth" not in page,
+          "plot: a site without a stack while call sites were on")
+
     out = livetrack("report", json_file, expect=0).stdout
     first, second = out.find("leaked at make_buffer (helpers.h:17)"), out.find("leaked at main (leaky.c:42)")
     check(0 < first < second, "report: sites not largest first:\n" + out)
