@@ -15,6 +15,7 @@
  * outliving the driver's object would make reports query freed memory.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "entry_points.h"
@@ -86,7 +87,6 @@ static void drop_pending(pending_callback *pending)
 typedef struct held_objects {
     cl_event event;
     cl_command_queue queue;
-    int context_destructors; /* context destructor callbacks running */
 } held_objects;
 static _Thread_local held_objects held;
 
@@ -174,17 +174,20 @@ ltcl_svm_free_fn ltcl_svm_free_callback(ltcl_svm_free_fn free_fn, void *user_dat
 }
 
 /* pocl 3.1 runs a context's destructor callback under a lock that a
- * clReleaseContext there waits for. The program's callback may ask for a
- * report, which reads each object's count while holding a reference of
- * its own, and letting go of one on another context hung it: the report
- * asks without that reference while this thread runs such a callback
+ * clReleaseContext waits for, on any thread. The program's callback may
+ * ask for a report, or wait for another thread that does; a report reads
+ * each object's count while holding a reference of its own, and letting
+ * go of one on another context hung it: reports on every thread ask
+ * without that reference while such a callback runs anywhere
  * (ltcl_in_context_destructor). */
+static atomic_int context_destructors_running;
+
 static void CL_CALLBACK run_context_destructor(cl_context context, void *data)
 {
     pending_callback *pending = data;
-    held.context_destructors++;
+    atomic_fetch_add(&context_destructors_running, 1);
     pending->context_notify(context, pending->user_data);
-    held.context_destructors--;
+    atomic_fetch_sub(&context_destructors_running, 1);
     drop_pending(pending);
 }
 
@@ -202,7 +205,7 @@ cl_int CL_API_CALL clSetContextDestructorCallback_wrap(cl_context context,
     return result;
 }
 
-int ltcl_in_context_destructor(void) { return held.context_destructors != 0; }
+int ltcl_in_context_destructor(void) { return atomic_load(&context_destructors_running) != 0; }
 
 void ltcl_svm_free_callback_unused(ltcl_svm_free_fn given, void *data)
 {

@@ -184,16 +184,41 @@ static void CL_CALLBACK report_in_destructor(cl_context context, void *reported)
     fork_case.report(fork_case.platform, count_reported, reported);
 }
 
-/* Makes a context and releases it: its destructor callback reports. */
-static void *release_reporting_context(void *reported)
+static void *report_and_count_thread(void *reported)
+{
+    fork_case.report(fork_case.platform, count_reported, reported);
+    return NULL;
+}
+
+/* A destructor callback that waits for another thread's report: the
+ * driver's lock it runs under must not hold that report up either. */
+static void CL_CALLBACK wait_for_report_in_destructor(cl_context context, void *reported)
+{
+    (void)context;
+    pthread_t reporter;
+    if (pthread_create(&reporter, NULL, report_and_count_thread, reported) == 0)
+        pthread_join(reporter, NULL);
+}
+
+/* Makes a context and releases it: its destructor callback reports, on
+ * this thread or (`on_other_thread`) on one it waits for. */
+static void *release_context_reporting(void *reported, int on_other_thread)
 {
     cl_device_id device;
     cl_int err = clGetDeviceIDs(fork_case.platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL);
     cl_context doomed = err == CL_SUCCESS ? clCreateContext(NULL, 1, &device, NULL, NULL, &err) : NULL;
-    if (!doomed || clSetContextDestructorCallback(doomed, report_in_destructor, reported) != CL_SUCCESS)
+    if (!doomed || clSetContextDestructorCallback(doomed,
+                                                  on_other_thread ? wait_for_report_in_destructor
+                                                                  : report_in_destructor,
+                                                  reported) != CL_SUCCESS)
         return (void *)1;
     return clReleaseContext(doomed) == CL_SUCCESS ? NULL : (void *)1;
 }
+
+static void *release_waiting_context(void *reported) { return release_context_reporting(reported, 1); }
+
+/* Makes a context and releases it: its destructor callback reports. */
+static void *release_reporting_context(void *reported) { return release_context_reporting(reported, 0); }
 
 /* Joins `thread` within 10 s; 0 when it is still running. */
 static int joined_in_time(pthread_t thread, void **result)
@@ -399,6 +424,16 @@ int main(void)
     CHECK_EQ_INT(pthread_create(&other, NULL, release_reporting_context, &reported_in_destructor), 0);
     if (!joined_in_time(other, &failed)) {
         CHECK(0); /* hung: that thread holds the driver's lock, end here */
+        check_summary("cl_report_callbacks");
+        _exit(1);
+    }
+    CHECK(failed == NULL);
+    CHECK(reported_in_destructor > 0);
+    /* ... and on a thread that callback waits for */
+    reported_in_destructor = 0;
+    CHECK_EQ_INT(pthread_create(&other, NULL, release_waiting_context, &reported_in_destructor), 0);
+    if (!joined_in_time(other, &failed)) {
+        CHECK(0);
         check_summary("cl_report_callbacks");
         _exit(1);
     }
