@@ -88,7 +88,7 @@ static void pin_in_driver(void *context)
 static int driver_refcount(const livetrack_object *object, cl_uint *count)
 {
     count_query how = count_query_for(object);
-    /* No reference of our own inside a context destructor callback
+    /* No reference of our own while a context destructor callback runs
      * (wrap_callbacks.c): the registry's count, as for a type the driver
      * cannot be asked about. */
     if (!how.query || !how.retain || !how.release || ltcl_in_context_destructor()) {
@@ -103,8 +103,13 @@ static int driver_refcount(const livetrack_object *object, cl_uint *count)
         *count = value - 1; /* less our own reference */
     else
         *count = object->refs;
+    /* The program may have released it while we held it: then ours may
+     * be the last reference (the count just read is 0), and the object is
+     * not live any more. Asked before our reference goes, which may free
+     * it. */
+    int live = livetrack_still_live(object);
     how.release(request.handle);
-    return 1;
+    return live;
 }
 
 /* One report calls report_fn from the calling thread, one object after

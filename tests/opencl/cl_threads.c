@@ -26,6 +26,7 @@ static atomic_int workers_done;
 static atomic_int callback_inside;
 static atomic_int callback_overlaps;
 static atomic_int callback_bad_names;
+static atomic_int callback_zero_counts; /* a count of 0: an object already released */
 
 static size_t buffer_size(int id, int i) { return 16 + (size_t)((id * 7 + i) % 200); }
 
@@ -85,6 +86,8 @@ static void CL_CALLBACK count_fn(void *user_data, void *object, const char *type
         atomic_fetch_add(&callback_overlaps, 1);
     if (!object || !type_name || strncmp(type_name, "cl_", 3) != 0)
         atomic_fetch_add(&callback_bad_names, 1);
+    if (refcount == 0)
+        atomic_fetch_add(&callback_zero_counts, 1);
     (*(size_t *)user_data)++;
     atomic_fetch_sub(&callback_inside, 1);
 }
@@ -174,6 +177,7 @@ int main(void)
     CHECK(r.reports > 0);
     CHECK_EQ_INT(atomic_load(&callback_overlaps), 0);
     CHECK_EQ_INT(atomic_load(&callback_bad_names), 0);
+    CHECK_EQ_INT(atomic_load(&callback_zero_counts), 0);
 
     /* Exactly the kept objects are left. */
     CHECK_EQ_INT(ct_registry_count("cl_mem"), start_mem + THREADS * KEPT);
@@ -257,6 +261,8 @@ int main(void)
     }
     printf("%zu reports raced %zu event create/release pairs\n", race_reports, race_events_made);
     CHECK_EQ_INT(atomic_load(&callback_overlaps), 0);
+    /* and listed none the program had released by the time it asked */
+    CHECK_EQ_INT(atomic_load(&callback_zero_counts), 0);
     CHECK_EQ_INT(ct_registry_count(NULL), start_all);
 
     ct_teardown(&env);
