@@ -11,10 +11,12 @@
 
 /* Frees SVM pointers when the command runs. With a callback the program
  * frees them itself (usually through clSVMFree, which we see).
- * The registry forgets the pointers before the driver call (the command
- * may run, and the address be handed out again, before the call returns);
- * when the driver rejects the call they are put back. A refused call
- * leaves the registry as it was. */
+ * The registry forgets the pointers once the driver took the command, and
+ * only the very objects it knew before the call: the command may run, and
+ * an address be handed out again and recorded, before the call returns
+ * (that record replaces the old one, which then is already gone). A call
+ * the driver rejects, or that is refused, leaves the registry as it was:
+ * the allocations keep their creation numbers and call sites. */
 #define SVM_FREE_BATCH 64
 
 static int compare_pointers(const void *left, const void *right)
@@ -87,13 +89,11 @@ cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_poi
             return refused;
         }
     }
-    for (cl_uint i = 0; tracked && i < num_pointers; i++) {
-        livetrack_object object;
-        if (!pointers[i] || livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &object) != LIVETRACK_OK)
-            continue;
-        if (livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i]), NULL) == LIVETRACK_OK &&
-            forgotten < capacity)
-            saved[forgotten++] = object;
+    for (cl_uint i = 0; tracked && i < num_pointers && forgotten < capacity; i++) {
+        if (pointers[i] &&
+            livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &saved[forgotten]) == LIVETRACK_OK &&
+            saved[forgotten].type == LTCL_SVM)
+            forgotten++;
     }
     /* The free function may use its queue after the program released it. */
     void *data;
@@ -101,11 +101,13 @@ cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_poi
     cl_int result = ltcl_next->clEnqueueSVMFree(queue, num_pointers, pointers, given, data, LTCL_WAIT_ARGS);
     if (result != CL_SUCCESS)
         ltcl_svm_free_callback_unused(given, data);
-    if (result != CL_SUCCESS) {
-        /* Nothing was freed: the program still owns every pointer. */
-        for (cl_uint i = 0; i < forgotten; i++)
-            ltcl_created(LTCL_SVM, (void *)(uintptr_t)saved[i].handle, saved[i].bytes,
-                         (void *)(uintptr_t)saved[i].parents[0], NULL, 0, saved[i].owner);
+    /* Freed (or about to be): forget each object still recorded as it
+     * was, not one recorded anew at a reused address. */
+    for (cl_uint i = 0; result == CL_SUCCESS && i < forgotten; i++) {
+        livetrack_object now;
+        if (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, saved[i].handle, &now) == LIVETRACK_OK &&
+            now.seq == saved[i].seq)
+            livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, saved[i].handle, "clEnqueueSVMFree");
     }
     if (saved != batch)
         free(saved);

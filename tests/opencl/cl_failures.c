@@ -279,6 +279,8 @@ int main(void)
     void *svm_kept = clSVMAlloc(env.context, CL_MEM_READ_WRITE, 64, 0);
     if (svm_kept) {
         before = now();
+        livetrack_object made, after;
+        CHECK(ct_live(svm_kept, &made));
         void *pointers[1] = {svm_kept};
         cl_event svm_event = NULL;
         err = clEnqueueSVMFree(env.queue, 1, pointers, NULL, NULL, 1, NULL, &svm_event);
@@ -286,6 +288,10 @@ int main(void)
         CHECK(svm_event == NULL);
         CT_EXPECT_LIVE(svm_kept, "cl_svm_pointer", 1);
         CHECK_EQ_INT(now().live, before.live);
+        /* the very record, not one made anew: its creation number (which
+         * marks and leaks-since go by) and its call site are the alloc's */
+        CHECK_EQ_INT(now().created, before.created);
+        CHECK(ct_live(svm_kept, &after) && after.seq == made.seq && after.stack == made.stack);
         /* ... so the program's own clSVMFree afterwards is not misuse. */
         livetrack_stats stats;
         livetrack_get_stats(&stats);
