@@ -33,11 +33,13 @@ cl_int CL_API_CALL clGetDeviceIDs_wrap(cl_platform_id platform, cl_device_type d
 static void record_sub_devices(const char *call, cl_device_id parent, const cl_device_id *devices, cl_uint count)
 {
     cl_platform_id platform = ltcl_device_platform(parent);
-    /* A sub-device holds its parent only when the parent is itself a
-     * sub-device; root devices are not counted. */
-    const void *held = ltcl_is_root_device(parent) ? NULL : parent;
+    /* A sub-device does not hold the sub-device it was partitioned from:
+     * the specification lists no such hold, and pocl 3.1 frees a
+     * sub-device at its last clReleaseDevice whatever was made from it.
+     * Held here, the freed parent stayed valid to the checks, and a
+     * report retained it in the driver (a crash). */
     for (cl_uint i = 0; i < count; i++)
-        ltcl_record_creation(call, LTCL_DEVICE, devices[i], 0, held, NULL, 0, platform);
+        ltcl_record_creation(call, LTCL_DEVICE, devices[i], 0, NULL, NULL, 0, platform);
 }
 
 cl_int CL_API_CALL clCreateSubDevices_wrap(cl_device_id in_device, const cl_device_partition_property *properties,
