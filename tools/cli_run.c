@@ -291,6 +291,15 @@ static pid_t start(char **program_argv, const sigset_t *old_mask)
         cli_warn("cannot start %s: %s", program_argv[0], strerror(errno));
         exit(EXIT_CANNOT_START);
     }
+    /* Started with SIGCHLD ignored (some CI agents and services do that),
+     * the kernel would reap the program itself and waitpid could not learn
+     * its status. livetrack takes the default; the program gets what it
+     * was given, as without livetrack. */
+    struct sigaction default_action, given_action;
+    memset(&default_action, 0, sizeof default_action);
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(SIGCHLD, &default_action, &given_action);
     pid_t pid = fork();
     if (pid < 0) {
         cli_warn("cannot start %s: %s", program_argv[0], strerror(errno));
@@ -298,6 +307,7 @@ static pid_t start(char **program_argv, const sigset_t *old_mask)
     }
     if (pid == 0) {
         close(report[0]);
+        sigaction(SIGCHLD, &given_action, NULL);
         sigprocmask(SIG_SETMASK, old_mask, NULL);
         execvp(program_argv[0], program_argv);
         /* Only reached on failure: the errno goes up the pipe, which the

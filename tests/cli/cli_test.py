@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -696,6 +697,16 @@ def armed_env():
 def case_run_status():
     app = args.app
     livetrack("run", "--api", "opencl", "--", app, "--exit", "3", expect=3, env=armed_env())
+    # Started with SIGCHLD ignored (as some CI agents start jobs): the
+    # program's status still comes through, the run log is still read, and
+    # the program inherits the ignored SIGCHLD as it would without livetrack.
+    ignoring = [sys.executable, "-c", "import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); "
+                "os.execv(sys.argv[1], sys.argv[1:])", args.livetrack, "run"]
+    run(ignoring + ["--", app, "--exit", "3"], expect=3, env=armed_env())
+    run(ignoring + ["--fail-on-leak", "--", app, "--leak", "2"], expect=1, env=armed_env())
+    shown = run(ignoring + ["--", "grep", "SigIgn", "/proc/self/status"], expect=0, env=armed_env()).stdout
+    ignored_mask = int(shown.split()[-1], 16) if shown.startswith("SigIgn:") else 0
+    check(ignored_mask & (1 << (signal.SIGCHLD - 1)), "run: the program did not inherit an ignored SIGCHLD: " + shown)
     livetrack("run", "--", app, "--leak", "0", expect=0, env=armed_env())
     livetrack("run", "--", app, "--signal", "15", expect=128 + 15, env=armed_env())
     livetrack("run", "--", app, "--signal", "9", expect=128 + 9, env=armed_env())
