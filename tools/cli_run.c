@@ -133,6 +133,16 @@ static void check_written(const watched_file *file, const char *program)
              program, file->option, file->path);
 }
 
+/* The same for a name with %p, from the run log: no process of the run
+ * said it wrote such a file. */
+static void check_any_written(const char *pattern, const char *option, int written, const char *program)
+{
+    if (pattern && strstr(pattern, "%p") && !written)
+        cli_warn("note: %s wrote no %s file %s (no process of the run did: they may use no tracked API, or may "
+                 "not have exited normally)",
+                 program, option, pattern);
+}
+
 /* Puts `entry` first in the list variable `name` (separator `sep`),
  * unless it is already in it. */
 static void prepend(const char *name, const char *entry, char sep, int verbose)
@@ -571,13 +581,21 @@ int cli_run(int argc, char **argv)
     } else {
         exit_status = EXIT_CANNOT_START;
     }
+    size_t leaking = 0;
     if (run_log_path) {
         run_verdicts verdicts = run_log_read(run_log_path);
         if (verdicts.malformed)
             cli_warn("note: %zu line%s of the run log could not be read (a process ended while writing?)",
                      verdicts.malformed, verdicts.malformed == 1 ? "" : "s");
         size_t crashed;
-        size_t leaking = run_log_summarize(&verdicts, &crashed);
+        leaking = run_log_summarize(&verdicts, &crashed);
+        int wrote_json = 0, wrote_csv = 0;
+        for (size_t i = 0; i < verdicts.count; i++) {
+            wrote_json |= *verdicts.items[i].json_path != '\0';
+            wrote_csv |= *verdicts.items[i].csv_path != '\0';
+        }
+        check_any_written(json, "JSON", wrote_json, program_argv[0]);
+        check_any_written(csv, "CSV", wrote_csv, program_argv[0]);
         /* A process whose status said "leaks" may have had it dropped by
          * the script that ran it; a death by signal stays the news, also
          * one a script passed on as its own failing status (sh -c 'a;
@@ -597,11 +615,20 @@ int cli_run(int argc, char **argv)
     }
     check_written(&json_file, program_argv[0]);
     check_written(&csv_file, program_argv[0]);
-    /* No leak, no text report (--report auto): an older file of that name
-     * is not this run's, and would read as if it were. */
-    if (output_file.path && output_file.existed && !rewritten(&output_file))
-        cli_warn("note: %s wrote no text report (nothing leaked); %s is from an earlier run", program_argv[0],
+    /* No text report: an older file of that name is not this run's, and
+     * would read as if it were. Why there is none, as far as we know. */
+    if (output_file.path && output_file.existed && !rewritten(&output_file)) {
+        const char *report_setting = getenv("LIVETRACK_EXIT_REPORT");
+        char why[64] = "nothing leaked";
+        if (WIFSIGNALED(status))
+            snprintf(why, sizeof why, "it was ended by signal %d", WTERMSIG(status));
+        else if (report_setting && !strcmp(report_setting, "off"))
+            snprintf(why, sizeof why, "--report off");
+        else if (leaking || !run_log_path)
+            snprintf(why, sizeof why, "it may not have exited normally");
+        cli_warn("note: %s wrote no text report (%s); %s is from an earlier run", program_argv[0], why,
                  output_file.path);
+    }
 done:
     free(enclosing_log);
     free(json);

@@ -829,6 +829,23 @@ def case_run_status():
           "run: a program that used no tracked API wrote a report")
     check("wrote no JSON file" in result.stderr and "wrote no CSV file" in result.stderr,
           "run: missing JSON and CSV not noted:\n" + result.stderr)
+    # ... also when the names have %p: no process of the run wrote one
+    result = livetrack("run", "--json", work("never.%p.json"), "--csv", work("never.%p.csv"), "--", "true", expect=0)
+    check("wrote no JSON file" in result.stderr and "wrote no CSV file" in result.stderr,
+          "run: missing %p JSON and CSV not noted:\n" + result.stderr)
+    result = livetrack("run", "--json", work("some.%p.json"), "--", app, "--leak", "1", expect=0, env=armed_env())
+    check("wrote no JSON file" not in result.stderr, "run: a %p JSON that was written noted as missing:\n" + result.stderr)
+    # an older text report left in place says why this run wrote none
+    for name, extra, cause in (("off.txt", ["--report", "off"], "--report off"),
+                               ("killed.txt", [], "ended by signal 9")):
+        with open(work(name), "w") as old:
+            old.write("an earlier run's report\n")
+        os.utime(work(name), (1, 1))
+        result = livetrack("run", "--output", work(name), *extra, "--", app, "--leak", "2",
+                           *(["--signal", "9"] if name == "killed.txt" else []), env=armed_env())
+        note = [line for line in result.stderr.splitlines() if "is from an earlier run" in line]
+        check(note and cause in note[0] and "nothing leaked" not in note[0],
+              "run: the note on an older %s does not say why:\n%s" % (name, result.stderr))
     # options after the program are the program's
     livetrack("run", "--", app, "--exit", "5", "--leak", "0", expect=5)
     livetrack("run", app, "--exit", "6", expect=6)
