@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "front_ends.h"
 #include "run_log.h"
+#include "sanitizer_runtime.h"
 
 #define EXIT_CANNOT_START 125
 #define EXIT_NOT_EXECUTABLE 126
@@ -169,6 +170,47 @@ static void prepend(const char *name, const char *entry, char sep, int verbose)
     }
     if (verbose)
         cli_warn("%s=%s", name, getenv(name));
+}
+
+/* Puts a sanitizer runtime back at the head of LD_PRELOAD, in front of the
+ * front ends just put there: the one the caller had in the list, else the
+ * one the program links (AddressSanitizer stops a process whose first
+ * library is not its runtime). A shell script that runs a sanitized
+ * program needs the runtime in the caller's LD_PRELOAD. */
+static void keep_sanitizer_first(const char *program, int verbose)
+{
+    const char *list = getenv("LD_PRELOAD");
+    if (!list || !*list)
+        return;
+    char runtime[256] = "";
+    for (const char *at = list; *at && !*runtime;) {
+        size_t length = strcspn(at, " :");
+        if (length && length < sizeof runtime) {
+            memcpy(runtime, at, length);
+            runtime[length] = '\0';
+            if (!is_sanitizer_runtime(runtime))
+                runtime[0] = '\0';
+        }
+        at += length + (at[length] != '\0');
+    }
+    if (!*runtime && !sanitizer_runtime_needed(program, runtime, sizeof runtime))
+        return;
+    /* The runtime, then the list without it. */
+    size_t size = strlen(runtime) + strlen(list) + 2, used = 0;
+    char *value = cli_alloc(size);
+    used = (size_t)snprintf(value, size, "%s", runtime);
+    for (const char *at = list; *at;) {
+        size_t length = strcspn(at, " :");
+        if (length && !(length == strlen(runtime) && !strncmp(at, runtime, length)))
+            used += (size_t)snprintf(value + used, size - used, " %.*s", (int)length, at);
+        at += length + (at[length] != '\0');
+    }
+    if (strcmp(value, list)) {
+        setenv("LD_PRELOAD", value, 1);
+        if (verbose)
+            cli_warn("LD_PRELOAD=%s (the sanitizer runtime first)", value);
+    }
+    free(value);
 }
 
 static void set(const char *name, const char *value, int verbose)
@@ -490,6 +532,8 @@ int cli_run(int argc, char **argv)
         if (!getenv("ZE_ENABLE_TRACING_LAYER"))
             set("ZE_ENABLE_TRACING_LAYER", "1", verbose);
     }
+    if (wanted[FRONT_END_CUDA] || wanted[FRONT_END_LEVEL_ZERO])
+        keep_sanitizer_first(program_argv[0], verbose);
     if (json)
         set("LIVETRACK_JSON", json, verbose);
     if (csv)

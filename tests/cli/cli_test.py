@@ -846,6 +846,21 @@ def case_run_status():
         note = [line for line in result.stderr.splitlines() if "is from an earlier run" in line]
         check(note and cause in note[0] and "nothing leaked" not in note[0],
               "run: the note on an older %s does not say why:\n%s" % (name, result.stderr))
+    # a program built with AddressSanitizer runs: its runtime stays first
+    # in LD_PRELOAD, ahead of the front ends (ASan stops a process whose
+    # first library is not its runtime); so does one the caller preloaded
+    if args.asan_app:
+        asan_env = dict(armed_env(), ASAN_OPTIONS="detect_leaks=0")
+        result = livetrack("run", "-v", "--", args.asan_app, "--leak", "1", expect=0, env=asan_env)
+        check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr,
+              "run of an ASan program:\n" + result.stderr)
+        first = re.search(r"LD_PRELOAD=(\S+) .*\(the sanitizer runtime first\)", result.stderr)
+        if first:  # a runtime linked dynamically (gcc's default; clang links it statically)
+            wrapper = '"$0" --leak 1'
+            result = livetrack("run", "--", "/bin/sh", "-c", wrapper, args.asan_app, expect=0,
+                               env=dict(asan_env, LD_PRELOAD=first.group(1)))
+            check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr,
+                  "run of a script running an ASan program, the runtime preloaded:\n" + result.stderr)
     # options after the program are the program's
     livetrack("run", "--", app, "--exit", "5", "--leak", "0", expect=5)
     livetrack("run", app, "--exit", "6", expect=6)
@@ -1159,6 +1174,7 @@ def main():
     parser.add_argument("--build")
     parser.add_argument("--chromium")
     parser.add_argument("--sanitize", action="store_true")
+    parser.add_argument("--asan-app")
     args = parser.parse_args()
     args.work = os.path.join(args.work, args.case)
     os.makedirs(args.work, exist_ok=True)
