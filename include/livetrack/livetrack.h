@@ -212,6 +212,12 @@ LIVETRACK_API livetrack_status livetrack_released_type(livetrack_domain domain, 
  * is still live. */
 LIVETRACK_API int livetrack_still_live(const livetrack_object *object);
 
+/* livetrack_destroy of the very object described, in one step: when the
+ * driver may have freed it and handed its address out again, another
+ * thread's new object recorded there meanwhile is left alone
+ * (LIVETRACK_UNKNOWN). */
+LIVETRACK_API livetrack_status livetrack_destroy_object(const livetrack_object *object, const char *call);
+
 /* Run fn(context) only while `object` (that very incarnation) is live,
  * holding the registry lock that releasing or destroying its handle must
  * take: fn may, for instance, take a driver reference that a concurrent

@@ -590,8 +590,11 @@ livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, 
     return status;
 }
 
-static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all,
-                                  uint32_t *refs_left, const char *call)
+/* `only_seq`: 0, or the creation number the object must have (another
+ * object recorded at its handle since is left alone). Inlined into each
+ * caller, so release and destroy, which pass 0, pay nothing for it. */
+static inline __attribute__((always_inline)) livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all,
+                                  uint32_t *refs_left, const char *call, uint64_t only_seq)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
@@ -607,6 +610,11 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
     lt_peak_before_death();
     lt_spin_lock(&shard->lock);
     lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
+    if (__builtin_expect(only_seq != 0, 0) && node &&
+        atomic_load_explicit(&node->seq, memory_order_relaxed) != only_seq) {
+        node = NULL;
+        status = LIVETRACK_UNKNOWN;
+    }
     if (node) {
         /* refs change only under this lock, so the value read here stays
          * exact; holders may move concurrently and are never touched. */
@@ -644,12 +652,19 @@ static livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, 
 livetrack_status livetrack_release(livetrack_domain domain, livetrack_type type, uint64_t handle,
                                    uint32_t *refs_left, const char *call)
 {
-    return drop_refs(domain, type, handle, 0, refs_left, call);
+    return drop_refs(domain, type, handle, 0, refs_left, call, 0);
 }
 
 livetrack_status livetrack_destroy(livetrack_domain domain, livetrack_type type, uint64_t handle, const char *call)
 {
-    return drop_refs(domain, type, handle, 1, NULL, call);
+    return drop_refs(domain, type, handle, 1, NULL, call, 0);
+}
+
+livetrack_status livetrack_destroy_object(const livetrack_object *object, const char *call)
+{
+    if (!object || !object->seq)
+        return LIVETRACK_UNKNOWN;
+    return drop_refs(object->domain, object->type, object->handle, 1, NULL, call, object->seq);
 }
 
 void lt_describe_node(const lt_node *node, livetrack_object *out)

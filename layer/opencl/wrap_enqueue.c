@@ -89,9 +89,11 @@ cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_poi
             return refused;
         }
     }
-    for (cl_uint i = 0; tracked && i < num_pointers && forgotten < capacity; i++) {
-        if (pointers[i] &&
-            livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointers[i]), &saved[forgotten]) == LIVETRACK_OK &&
+    cl_uint looked_at = 0; /* pointers past it were not saved (no memory for more) */
+    for (; tracked && looked_at < num_pointers && forgotten < capacity; looked_at++) {
+        void *pointer = pointers[looked_at];
+        if (pointer &&
+            livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, ltcl_key(pointer), &saved[forgotten]) == LIVETRACK_OK &&
             saved[forgotten].type == LTCL_SVM)
             forgotten++;
     }
@@ -102,13 +104,12 @@ cl_int CL_API_CALL clEnqueueSVMFree_wrap(cl_command_queue queue, cl_uint num_poi
     if (result != CL_SUCCESS)
         ltcl_svm_free_callback_unused(given, data);
     /* Freed (or about to be): forget each object still recorded as it
-     * was, not one recorded anew at a reused address. */
-    for (cl_uint i = 0; result == CL_SUCCESS && i < forgotten; i++) {
-        livetrack_object now;
-        if (livetrack_lookup(LIVETRACK_DOMAIN_OPENCL, saved[i].handle, &now) == LIVETRACK_OK &&
-            now.seq == saved[i].seq)
-            livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, saved[i].handle, "clEnqueueSVMFree");
-    }
+     * was, not one another thread recorded anew at a reused address. */
+    for (cl_uint i = 0; result == CL_SUCCESS && i < forgotten; i++)
+        livetrack_destroy_object(&saved[i], "clEnqueueSVMFree");
+    for (cl_uint i = looked_at; result == CL_SUCCESS && tracked && i < num_pointers; i++)
+        if (pointers[i])
+            livetrack_destroy(LIVETRACK_DOMAIN_OPENCL, LTCL_SVM, ltcl_key(pointers[i]), "clEnqueueSVMFree");
     if (saved != batch)
         free(saved);
     ltcl_event_from_queue("clEnqueueSVMFree", result, event, queue);

@@ -374,6 +374,23 @@ static void test_replacement(void)
     uint64_t base = live_objects();
     livetrack_stats before, after;
 
+    /* livetrack_destroy_object ends the very object described, not one
+     * recorded at its handle since */
+    {
+        uint64_t handle = make(T_MEM, 0);
+        livetrack_object first = look(handle);
+        CHECK_EQ_INT(create_full(handle, T_MEM, 0, 0, 0, 0, NULL), LIVETRACK_OK); /* the address handed out again */
+        livetrack_object second = look(handle);
+        CHECK(second.seq != first.seq);
+        CHECK_EQ_INT(livetrack_destroy_object(&first, "free"), LIVETRACK_UNKNOWN);
+        CHECK(livetrack_still_live(&second));
+        CHECK_EQ_INT(livetrack_destroy_object(&second, "free"), LIVETRACK_OK);
+        CHECK(!livetrack_still_live(&second));
+        CHECK_EQ_INT(livetrack_destroy_object(&second, "free"), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(livetrack_destroy_object(NULL, "free"), LIVETRACK_UNKNOWN);
+        CHECK_EQ_INT(live_objects(), base);
+    }
+
     /* an object no child holds: freed at once, its hold on its parent goes */
     uint64_t ctx = make(T_CTX, 0);
     uint64_t mem = make(T_MEM, ctx);
