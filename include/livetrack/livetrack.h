@@ -136,6 +136,11 @@ LIVETRACK_API livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, ui
  * Each keeper is let go once; NULL is ignored. */
 LIVETRACK_API void livetrack_let_go(livetrack_keeper *keeper);
 
+/* The same on behalf of API call `call`: an object that dies here is
+ * "freed" by that call in the timeline (a front end holding a destroyed
+ * object's parents until the driver answered the destroy). */
+LIVETRACK_API void livetrack_let_go_in(livetrack_keeper *keeper, const char *call);
+
 /* ---- call sites ----------------------------------------------------------
  * Each create captures the native stack (LIVETRACK_STACK_DEPTH frames,
  * default 16, 0: off) and interns it: identical stacks share one id, so

@@ -411,13 +411,15 @@ livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle)
     return (livetrack_keeper *)pin_live(domain, handle);
 }
 
-void livetrack_let_go(livetrack_keeper *keeper)
+void livetrack_let_go_in(livetrack_keeper *keeper, const char *call)
 {
     /* The last hold may free the object: the peak's set first, as before
      * any death. */
     lt_peak_before_death();
-    drop_hold((lt_node *)keeper, NULL);
+    drop_hold((lt_node *)keeper, call);
 }
+
+void livetrack_let_go(livetrack_keeper *keeper) { livetrack_let_go_in(keeper, NULL); }
 
 /* ---- public operations ------------------------------------------------- */
 

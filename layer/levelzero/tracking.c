@@ -253,10 +253,10 @@ typedef struct pending_destroy {
 
 static _Thread_local pending_destroy pending;
 
-static void let_parents_go(void)
+static void let_parents_go(const char *call)
 {
     for (int i = 0; i < 2; i++) {
-        livetrack_let_go(pending.parent_keepers[i]);
+        livetrack_let_go_in(pending.parent_keepers[i], call);
         pending.parent_keepers[i] = NULL;
     }
 }
@@ -264,7 +264,7 @@ static void let_parents_go(void)
 void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context,
                          const size_t *size)
 {
-    let_parents_go(); /* nothing is left from an earlier call, unless its epilogue never ran */
+    let_parents_go(NULL); /* nothing is left from an earlier call, unless its epilogue never ran */
     pending.counted = 0;
     pending.handle = ltze_key(handle);
     if (!handle)
@@ -300,7 +300,7 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
         pending.stack = object.stack;
         return;
     }
-    let_parents_go();
+    let_parents_go(call);
     if (status == LIVETRACK_UNKNOWN || status == LIVETRACK_NOT_OWNED) {
         /* Another thread destroyed it between our lookup and now. */
         report_bad_handle(call, type, handle, NULL);
@@ -350,5 +350,5 @@ void ltze_after_destroy(const char *call, const void *handle, ze_result_t result
     pending.counted = 0;
     /* A parent the program destroyed before, held only by this object,
      * dies here unless the object is live again. */
-    let_parents_go();
+    let_parents_go(call);
 }

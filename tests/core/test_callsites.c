@@ -194,6 +194,12 @@ static int case_timeline(void)
     livetrack_release(LIVETRACK_DOMAIN_USER, T_EVENT, 0x600, NULL, "drop");
     create_object(0x700, T_BUFFER, 20, "mkbuf");
     livetrack_release(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x700, NULL, "drop");
+    /* Held by a front end around a destroy and let go on behalf of that
+     * call once the driver answered: the row that ends it names the call. */
+    create_object(0x800, T_EVENT, 0, "mkevent");
+    livetrack_keeper *held = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, 0x800);
+    livetrack_destroy(LIVETRACK_DOMAIN_USER, T_EVENT, 0x800, "free_wrap");
+    livetrack_let_go_in(held, "free_wrap");
     return 0;
 }
 
@@ -457,6 +463,9 @@ static void check_timeline(const char *dir)
         {"freed", "mkbuf", "test_event", "0x600", 0, 0, 2, 70},
         {"create", "mkbuf", "test_buffer", "0x700", 20, 2, 2, 70},
         {"release", "drop", "test_buffer", "0x700", 20, 1, 1, 50},
+        {"create", "mkevent", "test_event", "0x800", 0, 1, 2, 50},
+        {"destroy", "free", "test_event", "0x800", 0, 1, 2, 50}, /* held until the driver answered */
+        {"freed", "free", "test_event", "0x800", 0, 0, 1, 50},
     };
     const size_t count = sizeof expected / sizeof expected[0];
     const char *line = strchr(text, '\n') + 1;
