@@ -110,6 +110,9 @@ config_seeds = {
     "suppressions": b"\x01# leaks we cannot fix\n\ntype:cl_event\n  function: third_party_*  \nmodule:*libfoo.so*\n"
                     b"file:*/vendor/*\nbogus:thing\nno colon here\ntype:\n\ttype :fz_?\r\ntype:a:b\n#type:x\n",
     "suppressions_nul": b"\x01type:abc\x00def\nfunction:*\nmodule:[a-\nfile:\\*\n" + b"type:x\n" * 70,
+    # comments after a pattern (a # after a blank) and a # inside one
+    "suppressions_comments": b"\x01type:cl_event  # ours\nfunction:fz_#name\nmodule:*libfoo.so*\t#tab\n   # indented\n"
+                             b"file:a #b #c\ntype:#\ntype: #only a comment\n#\n",
 }
 
 
