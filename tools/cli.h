@@ -44,6 +44,11 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *cli_alloc(size_t size);
 void *cli_realloc(void *old, size_t count, size_t size);
 char *cli_strdup(const char *text);
+/* In place: C0 controls and DEL become '?', and so do both bytes of a C1
+ * control (U+0080..U+009F: 0xC2 0x80..0x9F), which some terminals obey
+ * too. Names that come from files or other processes reach terminals and
+ * must not drive them. The length stays. */
+void cli_make_printable(char *text, size_t length);
 /* Text that grows as pieces are added (text is NUL-terminated once one
  * was; free() it). */
 typedef struct text_buffer {

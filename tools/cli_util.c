@@ -82,6 +82,19 @@ char *cli_strdup(const char *text)
     return copy;
 }
 
+void cli_make_printable(char *text, size_t length)
+{
+    unsigned char *bytes = (unsigned char *)text;
+    for (size_t i = 0; i < length; i++) {
+        if (bytes[i] < 0x20 || bytes[i] == 0x7f) {
+            bytes[i] = '?';
+        } else if (bytes[i] == 0xc2 && i + 1 < length && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9f) {
+            bytes[i] = bytes[i + 1] = '?';
+            i++;
+        }
+    }
+}
+
 void cli_parser_init(cli_parser *parser, const char *command, int argc, char **argv)
 {
     snprintf(command_name, sizeof command_name, "livetrack%s%s", command ? " " : "", command ? command : "");

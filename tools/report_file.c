@@ -116,11 +116,10 @@ static const char *malformed(const json_value *root, char *why, size_t size)
 
 /* Every string of the report, made safe to print: its names and messages
  * reach terminals (report, diff) and a report may come from anywhere, so
- * an escape sequence inside a function name must not drive the terminal.
- * C0 controls and DEL become '?', and so do both bytes of a C1 control
- * (U+0080..U+009F: 0xC2 0x80..0x9F), which some terminals obey too. The
- * length stays, so the tree's lengths hold. The parser bounds the
- * nesting (JSON_MAX_DEPTH), which bounds this recursion. */
+ * an escape sequence inside a function name must not drive the terminal
+ * (cli_make_printable). The length stays, so the tree's lengths hold.
+ * The parser bounds the nesting (JSON_MAX_DEPTH), which bounds this
+ * recursion. */
 static void make_printable(const json_value *value)
 {
     if (!value)
@@ -133,15 +132,7 @@ static void make_printable(const json_value *value)
     if (value->kind != JSON_STRING)
         return;
     /* The arena the parser allocated is writable; only readers get it const. */
-    unsigned char *text = (unsigned char *)(uintptr_t)value->string;
-    for (size_t i = 0; i < value->length; i++) {
-        if (text[i] < 0x20 || text[i] == 0x7f) {
-            text[i] = '?';
-        } else if (text[i] == 0xc2 && i + 1 < value->length && text[i + 1] >= 0x80 && text[i + 1] <= 0x9f) {
-            text[i] = text[i + 1] = '?';
-            i++;
-        }
-    }
+    cli_make_printable((char *)(uintptr_t)value->string, value->length);
 }
 
 void report_load(const char *path, report_file *out)

@@ -235,6 +235,15 @@ static void count_writers(file_writers *files, const run_verdicts *verdicts)
     }
 }
 
+/* A program name or path from the log as it may be shown: the log holds
+ * what each process said of itself, control characters included. */
+static const char *printable(const char *text, char *out, size_t size)
+{
+    snprintf(out, size, "%s", text);
+    cli_make_printable(out, strlen(out));
+    return out;
+}
+
 /* Whose rows a timeline that several processes started anew holds: the
  * last to start it emptied it, and a process started earlier that was
  * still running went on appending after that. */
@@ -262,9 +271,10 @@ static void say_timeline_kept(const run_verdicts *verdicts, const written_file *
                  "the rows of pid %ld, the last to start it (and of the processes it forked), and those that pid%s "
                  "%s%s, still running then, added after it",
                  last->pid, still == 1 ? "" : "s", running, still > 4 ? " and more" : "");
+    char shown[PATH_MAX];
     cli_warn("%zu processes started the timeline %s anew, each emptying it; it holds %s (put %%p in the name to keep "
              "each process's)",
-             f->writers, f->path, holds);
+             f->writers, printable(f->path, shown, sizeof shown), holds);
 }
 
 /* "; JSON in F" or "; JSON in F, since replaced by pid N's" */
@@ -281,10 +291,12 @@ static void say_file(file_writers *files, const run_verdicts *verdicts, size_t i
     if (string_map_get(&files->ids, key, &id))
         last = files->files[id].last;
     free(key);
+    char shown[PATH_MAX];
+    printable(path, shown, sizeof shown);
     if (last == index)
-        snprintf(out, size, "; %s in %s", json ? "JSON" : "report", path);
+        snprintf(out, size, "; %s in %s", json ? "JSON" : "report", shown);
     else
-        snprintf(out, size, "; %s in %s, since replaced by pid %ld's", json ? "JSON" : "report", path,
+        snprintf(out, size, "; %s in %s, since replaced by pid %ld's", json ? "JSON" : "report", shown,
                  verdicts->items[last].pid);
 }
 
@@ -310,8 +322,10 @@ static void say_process(file_writers *files, const run_verdicts *verdicts, size_
         snprintf(misuse, sizeof misuse, ", %" PRIu64 " misused call%s", v->misuse, v->misuse == 1 ? "" : "s");
     say_file(files, verdicts, index, 0, text_file, sizeof text_file);
     say_file(files, verdicts, index, 1, json_file, sizeof json_file);
-    fprintf(stderr, "  pid %ld (%s): %s%s%s%s%s%s\n", v->pid, v->program, what, misuse, text_file, json_file,
-            *v->csv_path ? "; timeline in " : "", v->csv_path);
+    char program[PATH_MAX], timeline[PATH_MAX];
+    fprintf(stderr, "  pid %ld (%s): %s%s%s%s%s%s\n", v->pid, printable(v->program, program, sizeof program), what,
+            misuse, text_file, json_file, *v->csv_path ? "; timeline in " : "",
+            printable(v->csv_path, timeline, sizeof timeline));
 }
 
 size_t run_log_summarize(const run_verdicts *verdicts, size_t *crashed_out)
@@ -352,6 +366,7 @@ size_t run_log_summarize(const run_verdicts *verdicts, size_t *crashed_out)
         fprintf(stderr, "  and %zu more with no leaks or misuse\n", clean_left);
     /* One line per file that several processes wrote: only the last
      * one's report is in it. */
+    char shown[PATH_MAX];
     for (size_t id = 0; id < files.count; id++) {
         const written_file *f = &files.files[id];
         if (f->writers > 1 && f->kind == 'C')
@@ -359,7 +374,8 @@ size_t run_log_summarize(const run_verdicts *verdicts, size_t *crashed_out)
         else if (f->writers > 1)
             cli_warn("%zu processes wrote %s; it holds pid %ld's %s only (put %%p in the name to keep each "
                      "process's)",
-                     f->writers, f->path, verdicts->items[f->last].pid, f->kind == 'J' ? "JSON" : "report");
+                     f->writers, printable(f->path, shown, sizeof shown), verdicts->items[f->last].pid,
+                     f->kind == 'J' ? "JSON" : "report");
     }
     string_map_free(&files.ids);
     free(files.files);

@@ -889,6 +889,17 @@ def case_run_tree():
           "run of a tree: the processes' verdicts:\n" + result.stderr)
     check(any(re.search(r"2 processes wrote %s; it holds pid \d+'s JSON only" % re.escape(shared), line)
               for line in lines), "run of a tree: the replaced JSON not pointed out:\n" + result.stderr)
+    # program names and paths from the log reach the terminal printable: a
+    # name holding an escape sequence shows it as ?, not as a colour
+    odd_dir = work("odd\x1b[31mdir")
+    os.makedirs(odd_dir, exist_ok=True)
+    odd_app = os.path.join(odd_dir, "app\x1b[31mRED")
+    shutil.copy(app, odd_app)
+    odd_json = os.path.join(odd_dir, "r\x1b[0m.json")
+    result = livetrack("run", "--json", odd_json, "--", "/bin/sh", "-c", script, odd_app, expect=0, env=env)
+    check("processes tracked objects" in result.stderr and "\x1b" not in result.stderr and
+          "app?[31mRED" in result.stderr and "r?[0m.json" in result.stderr,
+          "run of a tree: control characters of names reach the terminal:\n%r" % result.stderr)
     # without --fail-on-leak the status stays the program's; LIVETRACK_EXIT_CODE set by
     # the caller counts as --fail-on-leak does
     livetrack("run", "--", "/bin/sh", "-c", script, app, expect=0, env=env)
