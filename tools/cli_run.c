@@ -98,8 +98,33 @@ static void usage(void)
            used ? installed : "none found");
 }
 
+/* Whether an output name has a %p the core expands (%% is a literal %). */
+static int has_pid_pattern(const char *name)
+{
+    for (const char *at = name; (at = strchr(at, '%')); at += 2)
+        if (at[1] == 'p')
+            return 1;
+        else if (!at[1])
+            return 0;
+    return 0;
+}
+
+/* The file an output name without %p names: %% read as %. A copy. */
+static char *literal_path(const char *name)
+{
+    char *path = cli_strdup(name), *to = path;
+    for (const char *from = name; *from; from++) {
+        *to++ = *from;
+        if (from[0] == '%' && from[1] == '%')
+            from++;
+    }
+    *to = '\0';
+    return path;
+}
+
 typedef struct watched_file {
-    const char *option, *path;
+    const char *option;
+    char *path; /* the file, %% read as % (free it); NULL: not watched */
     int existed;
     struct timespec modified;
 } watched_file;
@@ -110,10 +135,12 @@ static void watch(watched_file *file, const char *option, const char *path)
 {
     struct stat info;
     file->option = option;
-    file->path = path && !strstr(path, "%p") ? path : NULL;
+    file->path = path && !has_pid_pattern(path) ? literal_path(path) : NULL;
     file->existed = file->path && stat(file->path, &info) == 0;
-    if (file->existed && !S_ISREG(info.st_mode))
-        file->path = NULL; /* /dev/null, a terminal: no time of writing to compare */
+    if (file->existed && !S_ISREG(info.st_mode)) {
+        free(file->path); /* /dev/null, a terminal: no time of writing to compare */
+        file->path = NULL;
+    }
     if (file->existed)
         file->modified = info.st_mtim;
 }
@@ -138,7 +165,7 @@ static void check_written(const watched_file *file, const char *program)
  * said it wrote such a file. */
 static void check_any_written(const char *pattern, const char *option, int written, const char *program)
 {
-    if (pattern && strstr(pattern, "%p") && !written)
+    if (pattern && has_pid_pattern(pattern) && !written)
         cli_warn("note: %s wrote no %s file %s (no process of the run did: they may use no tracked API, or may "
                  "not have exited normally)",
                  program, option, pattern);
@@ -222,17 +249,29 @@ static void set(const char *name, const char *value, int verbose)
 
 /* A path as the user meant it: relative to livetrack's working directory,
  * not to wherever PROGRAM has moved by the time it writes its report (or
- * reads the suppressions) at exit. %p is left for the program to expand. */
-static char *absolute_path(const char *path)
+ * reads the suppressions) at exit. For the outputs, whose names the core
+ * expands (%p to the pid, %% to %), a % of the directory is written %%:
+ * in a directory named "a%pb" the report must not go to "a4107b". %p of
+ * the name itself is left for the program to expand. */
+static char *absolute_path(const char *path, int expanded)
 {
     char directory[PATH_MAX];
     if (path[0] == '/' || !getcwd(directory, sizeof directory))
         return cli_strdup(path);
-    size_t size = strlen(directory) + strlen(path) + 2;
+    size_t percents = 0;
+    for (const char *at = directory; expanded && (at = strchr(at, '%')); at++)
+        percents++;
+    size_t size = strlen(directory) + percents + strlen(path) + 2, used = 0;
     char *absolute = cli_alloc(size);
-    snprintf(absolute, size, "%s/%s", directory, path);
+    for (const char *at = directory; *at; at++) {
+        absolute[used++] = *at;
+        if (*at == '%' && expanded)
+            absolute[used++] = '%';
+    }
+    snprintf(absolute + used, size - used, "/%s", path);
     return absolute;
 }
+
 
 /* A file that does not exist yet, named the way every spelling of it
  * agrees on: its directory resolved (./x, d/../x, links), then its name.
@@ -307,12 +346,16 @@ static int same_file(const char *a, const char *b)
 static void refuse_shared_files(const char *json, const char *csv, const char *output, const char *suppressions)
 {
     const char *const names[] = {"--json", "--csv", "--output", "--suppressions"};
-    const char *const paths[] = {json, csv, output, suppressions};
+    /* the outputs as files: %% read as % (a name with %p stays a name) */
+    char *paths[] = {json ? literal_path(json) : NULL, csv ? literal_path(csv) : NULL,
+                     output ? literal_path(output) : NULL, suppressions ? cli_strdup(suppressions) : NULL};
     for (int i = 0; i < 4; i++)
         for (int j = i + 1; j < 4; j++)
             if (same_file(paths[i], paths[j]))
                 cli_fail("%s and %s name the same file (%s): one would overwrite the other", names[i], names[j],
                          paths[j]);
+    for (int i = 0; i < 4; i++)
+        free(paths[i]);
 }
 
 static volatile sig_atomic_t child_pid;
@@ -402,16 +445,16 @@ int cli_run(int argc, char **argv)
         } else if (cli_value(&parser, "suppressions", 0, &value)) {
             /* read at the program's exit, maybe from another directory */
             free(suppressions);
-            suppressions = absolute_path(value);
+            suppressions = absolute_path(value, 0);
         } else if (cli_value(&parser, "json", 0, &value)) {
             free(json);
-            json = absolute_path(value);
+            json = absolute_path(value, 1);
         } else if (cli_value(&parser, "csv", 0, &value)) {
             free(csv);
-            csv = absolute_path(value);
+            csv = absolute_path(value, 1);
         } else if (cli_value(&parser, "output", 0, &value)) {
             free(output);
-            output = absolute_path(value);
+            output = absolute_path(value, 1);
         } else if (cli_value(&parser, "stack-depth", 0, &stack_depth)) {
             cli_parse_long("--stack-depth", stack_depth, 0, 64);
         } else if (cli_value(&parser, "max-diagnostics", 0, &max_diagnostics)) {
@@ -674,6 +717,9 @@ int cli_run(int argc, char **argv)
                  output_file.path);
     }
 done:
+    free(json_file.path);
+    free(csv_file.path);
+    free(output_file.path);
     free(enclosing_log);
     free(json);
     free(csv);

@@ -129,7 +129,8 @@ void lt_history_unlock(void);
 void lt_symbols_lock(void);        /* symbols.c; taken last */
 void lt_symbols_unlock(void);
 
-/* Expand %p in a path to the pid. Returns 0 when it does not fit. */
+/* Expand %p in a path to the pid, and %% to %. Returns 0 when it does not
+ * fit. */
 int lt_expand_path(const char *pattern, char *out, size_t out_size);
 
 #endif

@@ -169,6 +169,11 @@ int lt_expand_path(const char *pattern, char *out, size_t out_size)
         if (p[0] == '%' && p[1] == 'p') {
             snprintf(piece, sizeof piece, "%ld", (long)getpid());
             p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            /* a literal %: a directory named "a%pb" written as "a%%pb" */
+            piece[0] = '%';
+            piece[1] = '\0';
+            p++;
         } else {
             piece[0] = *p;
             piece[1] = '\0';

@@ -807,6 +807,19 @@ def case_run_status():
           not any(os.path.exists(os.path.join(moved, name)) for name in ("rel.json", "rel.csv", "rel.txt")),
           "run: relative paths followed the program's cd: %s in %s, %s in %s\n%s"
           % (os.listdir(args.work), args.work, os.listdir(moved), moved, result.stderr))
+    # in a directory whose name holds %p, relative outputs still go there:
+    # the core expands %p in the outputs' names, not in the directory's
+    odd = work("a%pb")
+    os.makedirs(odd, exist_ok=True)
+    for name in ("r.json", "t.csv", "o.txt"):
+        if os.path.exists(os.path.join(odd, name)):
+            os.remove(os.path.join(odd, name))
+    result = subprocess.run([args.livetrack, "run", "--json", "r.json", "--csv", "t.csv", "--output", "o.txt",
+                             "--report", "always", "--", app, "--leak", "1"],
+                            cwd=odd, capture_output=True, text=True, env=merged, timeout=120)
+    check(result.returncode == 0 and "wrote no" not in result.stderr and
+          all(os.path.exists(os.path.join(odd, name)) for name in ("r.json", "t.csv", "o.txt")),
+          "run in a directory named a%%pb: %s\n%s" % (os.listdir(odd), result.stderr))
     # so is a relative suppressions file, read at the program's exit
     with open(work("rel.supp"), "w") as supp:
         supp.write("function:leak_events\n")

@@ -167,6 +167,9 @@ static void fuzz_expand(const char *pattern, size_t out_size)
             memcpy(expected + length, pid, strlen(pid));
             length += strlen(pid);
             p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            expected[length++] = '%';
+            p++;
         } else {
             expected[length++] = *p;
         }
