@@ -132,5 +132,7 @@ void lt_symbols_unlock(void);
 /* Expand %p in a path to the pid, and %% to %. Returns 0 when it does not
  * fit. */
 int lt_expand_path(const char *pattern, char *out, size_t out_size);
+/* 1 when such a path has a %p to expand (the "%p" of "%%p" is not one). */
+int lt_path_has_pid(const char *pattern);
 
 #endif

@@ -160,6 +160,17 @@ int livetrack_transparent(void) { return lt_get_settings()->transparent; }
 
 int livetrack_quiet_absent_api(void) { return lt_get_settings()->quiet_absent_api; }
 
+int lt_path_has_pid(const char *pattern)
+{
+    for (const char *p = pattern; p && *p; p++) {
+        if (p[0] == '%' && p[1] == 'p')
+            return 1;
+        if (p[0] == '%' && p[1] == '%')
+            p++;
+    }
+    return 0;
+}
+
 int lt_expand_path(const char *pattern, char *out, size_t out_size)
 {
     size_t used = 0;

@@ -352,7 +352,7 @@ void lt_timeline_lock(void)
     /* Before fork(), with no file yet and one name for both sides: whoever
      * writes a row first must not lose it to the other's later open. */
     const char *pattern = lt_get_settings()->csv;
-    if (lt_timeline_on && csv_fd < 0 && !csv_open_failed && !file_started && !strstr(pattern, "%p")) {
+    if (lt_timeline_on && csv_fd < 0 && !csv_open_failed && !file_started && !lt_path_has_pid(pattern)) {
         void *shared = mmap(NULL, sizeof *file_started, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared != MAP_FAILED)
             file_started = shared; /* zero-filled: not started */
@@ -373,7 +373,7 @@ void lt_timeline_after_fork_child(void)
      * it, opened by its first row; otherwise both processes append whole
      * rows to the same file. */
     const char *pattern = lt_get_settings()->csv;
-    if (pattern && strstr(pattern, "%p")) {
+    if (lt_path_has_pid(pattern)) {
         if (csv_fd >= 0)
             close(csv_fd);
         csv_fd = -1;

@@ -251,6 +251,23 @@ static int case_timeline_names(void)
     return check_summary("callsites timeline names");
 }
 
+/* One object, a fork, then one more on each side: with no %p in the
+ * timeline's name both append whole rows to one file. */
+static int case_timeline_fork(void)
+{
+    create_object(0x100, T_BUFFER, 1, "before_fork");
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        create_object(0x200, T_BUFFER, 1, "in_child");
+        exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    create_object(0x300, T_BUFFER, 1, "in_parent");
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 static int case_peak_and_marks(void)
 {
     for (uint64_t i = 1; i <= 100; i++)
@@ -535,6 +552,25 @@ static void check_timeline_threads(const char *dir)
     CHECK_EQ_INT(inconsistent, 0);
 }
 
+/* A timeline named "fork%%pdir.csv" is the one file "fork%pdir.csv" (%%
+ * is a literal %, as livetrack run writes a working directory's %), not a
+ * file per process: the child's first row must not empty the parent's. */
+static void check_timeline_fork(const char *dir)
+{
+    char out[600], err[600], csv[600], file[600];
+    snprintf(out, sizeof out, "%s/fork.out", dir);
+    snprintf(err, sizeof err, "%s/fork.err", dir);
+    snprintf(csv, sizeof csv, "%s/fork%%%%pdir.csv", dir);
+    snprintf(file, sizeof file, "%s/fork%%pdir.csv", dir);
+    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_EXIT_REPORT", "off", NULL};
+    CHECK_EQ_INT(run_case("timeline_fork", environment, out, err), 0);
+    const char *text = slurp(file);
+    CHECK(text && strstr(text, ",create,before_fork,") && strstr(text, ",create,in_child,") &&
+          strstr(text, ",create,in_parent,"));
+    if (!text)
+        fprintf(stderr, "no timeline %s\n", file);
+}
+
 /* Names with commas, quotes and line breaks are quoted as RFC 4180 says,
  * and a long row is written whole, newline included. */
 static void check_timeline_names(const char *dir)
@@ -581,6 +617,8 @@ int main(int argc, char **argv)
             return case_timeline_names();
         if (!strcmp(argv[1], "timeline_threads"))
             return case_timeline_threads();
+        if (!strcmp(argv[1], "timeline_fork"))
+            return case_timeline_fork();
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 2;
     }
@@ -610,6 +648,7 @@ int main(int argc, char **argv)
     check_timeline(dir);
     check_timeline_threads(dir);
     check_timeline_names(dir);
+    check_timeline_fork(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);
     if (system(command) != 0)

@@ -162,10 +162,12 @@ static void fuzz_expand(const char *pattern, size_t out_size)
     char pid[32];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     size_t length = 0;
+    int has_pid = 0;
     for (const char *p = pattern; *p && length < sizeof expected - 32; p++) {
         if (p[0] == '%' && p[1] == 'p') {
             memcpy(expected + length, pid, strlen(pid));
             length += strlen(pid);
+            has_pid = 1;
             p++;
         } else if (p[0] == '%' && p[1] == '%') {
             expected[length++] = '%';
@@ -177,6 +179,8 @@ static void fuzz_expand(const char *pattern, size_t out_size)
     expected[length] = '\0';
     memset(out, 'x', sizeof out);
     int ok = lt_expand_path(pattern, out, out_size);
+    if (length < sizeof expected - 32) /* the whole pattern was read */
+        EXPECT(lt_path_has_pid(pattern) == has_pid, "has_pid \"%s\": %d", pattern, lt_path_has_pid(pattern));
     EXPECT(ok == (length < out_size), "expand \"%s\" into %zu: %d", pattern, out_size, ok);
     if (ok)
         EXPECT(!strcmp(out, expected), "expand \"%s\": \"%s\"", pattern, out);
