@@ -199,12 +199,22 @@ static void prepend(const char *name, const char *entry, char sep, int verbose)
         cli_warn("%s=%s", name, getenv(name));
 }
 
-/* Puts a sanitizer runtime back at the head of LD_PRELOAD, in front of the
- * front ends just put there: the one the caller had in the list, else the
- * one the program links (AddressSanitizer stops a process whose first
- * library is not its runtime). A shell script that runs a sanitized
- * program needs the runtime in the caller's LD_PRELOAD. */
-static void keep_sanitizer_first(const char *program, int verbose)
+static void set(const char *name, const char *value, int verbose)
+{
+    setenv(name, value, 1);
+    if (verbose)
+        cli_warn("%s=%s", name, value);
+}
+
+/* A sanitized program under the front ends preloaded ahead of it.
+ * AddressSanitizer stops a process whose first library is not its
+ * runtime. A runtime the caller preloaded goes back to the head of
+ * LD_PRELOAD, in front of the front ends just put there. A program that
+ * links the runtime itself (gcc's -fsanitize=address) gets ASan's own
+ * switch for preloaded libraries, verify_asan_link_order=0: an option
+ * every other program ignores, where a preloaded runtime would load ASan
+ * into every process the program starts. */
+static void let_sanitizer_run(const char *program, int verbose)
 {
     const char *list = getenv("LD_PRELOAD");
     if (!list || !*list)
@@ -220,8 +230,19 @@ static void keep_sanitizer_first(const char *program, int verbose)
         }
         at += length + (at[length] != '\0');
     }
-    if (!*runtime && !sanitizer_runtime_needed(program, runtime, sizeof runtime))
+    if (!*runtime) {
+        char linked[256];
+        const char *options = getenv("ASAN_OPTIONS");
+        if (!sanitizer_runtime_needed(program, linked, sizeof linked) || !strstr(linked, "asan") ||
+            (options && strstr(options, "verify_asan_link_order")))
+            return;
+        size_t size = (options ? strlen(options) : 0) + 32;
+        char *value = cli_alloc(size);
+        snprintf(value, size, "%s%sverify_asan_link_order=0", options ? options : "", options && *options ? ":" : "");
+        set("ASAN_OPTIONS", value, verbose);
+        free(value);
         return;
+    }
     /* The runtime, then the list without it. */
     size_t size = strlen(runtime) + strlen(list) + 2, used = 0;
     char *value = cli_alloc(size);
@@ -240,12 +261,6 @@ static void keep_sanitizer_first(const char *program, int verbose)
     free(value);
 }
 
-static void set(const char *name, const char *value, int verbose)
-{
-    setenv(name, value, 1);
-    if (verbose)
-        cli_warn("%s=%s", name, value);
-}
 
 /* A path as the user meant it: relative to livetrack's working directory,
  * not to wherever PROGRAM has moved by the time it writes its report (or
@@ -576,7 +591,7 @@ int cli_run(int argc, char **argv)
             set("ZE_ENABLE_TRACING_LAYER", "1", verbose);
     }
     if (wanted[FRONT_END_CUDA] || wanted[FRONT_END_LEVEL_ZERO])
-        keep_sanitizer_first(program_argv[0], verbose);
+        let_sanitizer_run(program_argv[0], verbose);
     if (json)
         set("LIVETRACK_JSON", json, verbose);
     if (csv)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -32,24 +33,30 @@ int is_sanitizer_runtime(const char *path)
     return 0;
 }
 
-/* The program's file as execvp would find it; NULL when not found. */
+/* The program's file as execvp would find it (an empty entry of PATH is
+ * the working directory; no PATH is glibc's /bin:/usr/bin); NULL when
+ * not found. */
 static char *program_file(const char *program)
 {
     if (strchr(program, '/'))
         return cli_strdup(program);
     const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *at = path; *at;) {
+    if (!path)
+        path = "/bin:/usr/bin";
+    for (const char *at = path;; at++) {
         size_t length = strcspn(at, ":");
         char *candidate = cli_alloc(length + strlen(program) + 3);
-        sprintf(candidate, "%.*s/%s", (int)length, length ? at : ".", program);
+        if (length)
+            sprintf(candidate, "%.*s/%s", (int)length, at, program);
+        else
+            sprintf(candidate, "./%s", program);
         if (access(candidate, X_OK) == 0)
             return candidate;
         free(candidate);
-        at += length + (at[length] == ':');
+        at += length;
+        if (!*at)
+            return NULL;
     }
-    return NULL;
 }
 
 static int read_at(int fd, void *out, size_t size, uint64_t offset)
@@ -115,11 +122,14 @@ int sanitizer_runtime_needed(const char *program, char *out, size_t size)
     char *file = program_file(program);
     if (!file)
         return 0;
-    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    /* Not blocking on a FIFO (exec refuses one later); only a regular
+     * file is read. */
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     free(file);
     if (fd < 0)
         return 0;
-    int found = needed_runtime(fd, out, size);
+    struct stat status;
+    int found = fstat(fd, &status) == 0 && S_ISREG(status.st_mode) && needed_runtime(fd, out, size);
     close(fd);
     return found;
 }

@@ -859,21 +859,46 @@ def case_run_status():
         note = [line for line in result.stderr.splitlines() if "is from an earlier run" in line]
         check(note and cause in note[0] and "nothing leaked" not in note[0],
               "run: the note on an older %s does not say why:\n%s" % (name, result.stderr))
-    # a program built with AddressSanitizer runs: its runtime stays first
-    # in LD_PRELOAD, ahead of the front ends (ASan stops a process whose
-    # first library is not its runtime); so does one the caller preloaded
+    # a program built with AddressSanitizer runs, though the front ends are
+    # preloaded ahead of its runtime: ASan is told so through its own
+    # option, which other programs ignore (a runtime added to LD_PRELOAD
+    # would reach every process the program starts); a runtime the caller
+    # preloaded stays first
     if args.asan_app:
         asan_env = dict(armed_env(), ASAN_OPTIONS="detect_leaks=0")
         result = livetrack("run", "-v", "--", args.asan_app, "--leak", "1", expect=0, env=asan_env)
         check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr,
               "run of an ASan program:\n" + result.stderr)
-        first = re.search(r"LD_PRELOAD=(\S+) .*\(the sanitizer runtime first\)", result.stderr)
-        if first:  # a runtime linked dynamically (gcc's default; clang links it statically)
+        preloads = [line for line in result.stderr.splitlines() if "LD_PRELOAD=" in line]
+        check(not any("asan" in line for line in preloads), "run of an ASan program: its runtime preloaded:\n" +
+              result.stderr)
+        linked = subprocess.run(["ldd", args.asan_app], capture_output=True, text=True).stdout
+        runtime = re.search(r"^\s*(libasan\.so\.\d+) =>", linked, re.M)
+        if runtime:  # linked dynamically (gcc's default; clang links it statically)
+            check("ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0" in result.stderr,
+                  "run of an ASan program: ASan not told of the preloaded front ends:\n" + result.stderr)
             wrapper = '"$0" --leak 1'
-            result = livetrack("run", "--", "/bin/sh", "-c", wrapper, args.asan_app, expect=0,
-                               env=dict(asan_env, LD_PRELOAD=first.group(1)))
-            check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr,
+            result = livetrack("run", "-v", "--", "/bin/sh", "-c", wrapper, args.asan_app, expect=0,
+                               env=dict(asan_env, LD_PRELOAD=runtime.group(1)))
+            check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr and
+                  "LD_PRELOAD=%s " % runtime.group(1) in result.stderr,
                   "run of a script running an ASan program, the runtime preloaded:\n" + result.stderr)
+            # found as execvp finds it: an empty PATH entry is the working directory
+            result = subprocess.run([args.livetrack, "run", "-v", "--", os.path.basename(args.asan_app), "--leak", "0"],
+                                    cwd=os.path.dirname(args.asan_app), capture_output=True, text=True, timeout=120,
+                                    env=dict(os.environ, **asan_env, PATH=":/usr/bin:/bin"))
+            check(result.returncode == 0 and "verify_asan_link_order=0" in result.stderr,
+                  "run of an ASan program found through an empty PATH entry:\n" + result.stderr)
+    # a FIFO given as the program is refused as exec refuses it, without
+    # blocking on it first
+    fifo = work("fifo-program")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    os.chmod(fifo, 0o755)
+    try:
+        livetrack("run", "--", fifo, expect=126, timeout=30)
+    except subprocess.TimeoutExpired:
+        check(False, "run of a FIFO: livetrack blocked on it")
     # options after the program are the program's
     livetrack("run", "--", app, "--exit", "5", "--leak", "0", expect=5)
     livetrack("run", app, "--exit", "6", expect=6)
