@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -683,9 +684,10 @@ int cli_run(int argc, char **argv)
     } else {
         exit_status = EXIT_CANNOT_START;
     }
-    size_t leaking = 0;
+    size_t leaking = 0, reported = 0;
     if (run_log_path) {
         run_verdicts verdicts = run_log_read(run_log_path);
+        reported = verdicts.count;
         if (verdicts.malformed)
             cli_warn("note: %zu line%s of the run log could not be read (a process ended while writing?)",
                      verdicts.malformed, verdicts.malformed == 1 ? "" : "s");
@@ -724,10 +726,12 @@ int cli_run(int argc, char **argv)
         char why[64] = "nothing leaked";
         if (WIFSIGNALED(status))
             snprintf(why, sizeof why, "it was ended by signal %d", WTERMSIG(status));
-        else if (report_setting && !strcmp(report_setting, "off"))
+        else if (report_setting && !strcasecmp(report_setting, "off")) /* read as the core reads it */
             snprintf(why, sizeof why, "--report off");
-        else if (leaking || !run_log_path)
+        else if (leaking || !run_log_path || exit_status > 128) /* a script may pass a signal on as its status */
             snprintf(why, sizeof why, "it may not have exited normally");
+        else if (!reported)
+            snprintf(why, sizeof why, "it used no tracked API");
         cli_warn("note: %s wrote no text report (%s); %s is from an earlier run", program_argv[0], why,
                  output_file.path);
     }

@@ -849,15 +849,20 @@ def case_run_status():
     result = livetrack("run", "--json", work("some.%p.json"), "--", app, "--leak", "1", expect=0, env=armed_env())
     check("wrote no JSON file" not in result.stderr, "run: a %p JSON that was written noted as missing:\n" + result.stderr)
     # an older text report left in place says why this run wrote none
-    for name, extra, cause in (("off.txt", ["--report", "off"], "--report off"),
-                               ("killed.txt", [], "ended by signal 9")):
+    passed_on = ["/bin/sh", "-c", '"$0" --leak 2 --signal 9; exit $?', app]
+    for name, extra, program, env, cause in (
+            ("off.txt", ["--report", "off"], [app, "--leak", "2"], {}, "--report off"),
+            ("off-env.txt", [], [app, "--leak", "2"], {"LIVETRACK_EXIT_REPORT": "OFF"}, "--report off"),
+            ("killed.txt", [], [app, "--leak", "2", "--signal", "9"], {}, "ended by signal 9"),
+            ("passed-on.txt", [], passed_on, {}, "may not have exited normally"),
+            ("untracked.txt", [], ["true"], {}, "used no tracked API"),
+            ("clean.txt", [], [app, "--leak", "0"], {}, "nothing leaked")):
         with open(work(name), "w") as old:
             old.write("an earlier run's report\n")
         os.utime(work(name), (1, 1))
-        result = livetrack("run", "--output", work(name), *extra, "--", app, "--leak", "2",
-                           *(["--signal", "9"] if name == "killed.txt" else []), env=armed_env())
+        result = livetrack("run", "--output", work(name), *extra, "--", *program, env=dict(armed_env(), **env))
         note = [line for line in result.stderr.splitlines() if "is from an earlier run" in line]
-        check(note and cause in note[0] and "nothing leaked" not in note[0],
+        check(note and cause in note[0] and (cause == "nothing leaked" or "nothing leaked" not in note[0]),
               "run: the note on an older %s does not say why:\n%s" % (name, result.stderr))
     # a program built with AddressSanitizer runs, though the front ends are
     # preloaded ahead of its runtime: ASan is told so through its own
