@@ -723,7 +723,7 @@ int cli_run(int argc, char **argv)
      * would read as if it were. Why there is none, as far as we know. */
     if (output_file.path && output_file.existed && !rewritten(&output_file)) {
         const char *report_setting = getenv("LIVETRACK_EXIT_REPORT");
-        char why[64] = "nothing leaked";
+        char why[128] = "nothing leaked";
         if (WIFSIGNALED(status))
             snprintf(why, sizeof why, "it was ended by signal %d", WTERMSIG(status));
         else if (report_setting && !strcasecmp(report_setting, "off")) /* read as the core reads it */
@@ -731,7 +731,8 @@ int cli_run(int argc, char **argv)
         else if (leaking || !run_log_path || exit_status > 128) /* a script may pass a signal on as its status */
             snprintf(why, sizeof why, "it may not have exited normally");
         else if (!reported)
-            snprintf(why, sizeof why, "it used no tracked API");
+            snprintf(why, sizeof why, "no process of the run reported: it may use no tracked API, or may not "
+                                      "have exited normally");
         cli_warn("note: %s wrote no text report (%s); %s is from an earlier run", program_argv[0], why,
                  output_file.path);
     }

@@ -50,7 +50,9 @@ static char *program_file(const char *program)
             sprintf(candidate, "%.*s/%s", (int)length, at, program);
         else
             sprintf(candidate, "./%s", program);
-        if (access(candidate, X_OK) == 0)
+        /* execvp goes on past a directory or a FIFO of that name (EACCES) */
+        struct stat status;
+        if (access(candidate, X_OK) == 0 && stat(candidate, &status) == 0 && S_ISREG(status.st_mode))
             return candidate;
         free(candidate);
         at += length;

@@ -855,7 +855,9 @@ def case_run_status():
             ("off-env.txt", [], [app, "--leak", "2"], {"LIVETRACK_EXIT_REPORT": "OFF"}, "--report off"),
             ("killed.txt", [], [app, "--leak", "2", "--signal", "9"], {}, "ended by signal 9"),
             ("passed-on.txt", [], passed_on, {}, "may not have exited normally"),
-            ("untracked.txt", [], ["true"], {}, "used no tracked API"),
+            ("untracked.txt", [], ["true"], {}, "no process of the run reported"),
+            ("killed-in-script.txt", [], ["/bin/sh", "-c", '"$0" --leak 2 --signal 9; exit 0', app], {},
+             "may not have exited normally"),
             ("clean.txt", [], [app, "--leak", "0"], {}, "nothing leaked")):
         with open(work(name), "w") as old:
             old.write("an earlier run's report\n")
@@ -888,7 +890,14 @@ def case_run_status():
             check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr and
                   "LD_PRELOAD=%s " % runtime.group(1) in result.stderr,
                   "run of a script running an ASan program, the runtime preloaded:\n" + result.stderr)
-            # found as execvp finds it: an empty PATH entry is the working directory
+            # found as execvp finds it: past a directory of that name, and an
+            # empty PATH entry is the working directory
+            shadow = work("shadow")
+            os.makedirs(os.path.join(shadow, os.path.basename(args.asan_app)), exist_ok=True)
+            result = livetrack("run", "-v", "--", os.path.basename(args.asan_app), "--leak", "0", expect=0,
+                               env=dict(asan_env, PATH="%s:%s:/usr/bin:/bin" % (shadow, os.path.dirname(args.asan_app))))
+            check("verify_asan_link_order=0" in result.stderr,
+                  "run of an ASan program behind a directory of its name in PATH:\n" + result.stderr)
             result = subprocess.run([args.livetrack, "run", "-v", "--", os.path.basename(args.asan_app), "--leak", "0"],
                                     cwd=os.path.dirname(args.asan_app), capture_output=True, text=True, timeout=120,
                                     env=dict(os.environ, **asan_env, PATH=":/usr/bin:/bin"))
