@@ -877,7 +877,7 @@ def case_run_status():
         check("total: 1 leaked object" in result.stderr and "does not come first" not in result.stderr,
               "run of an ASan program:\n" + result.stderr)
         preloads = [line for line in result.stderr.splitlines() if "LD_PRELOAD=" in line]
-        check(not any("asan" in line for line in preloads), "run of an ASan program: its runtime preloaded:\n" +
+        check(not any("libasan" in line for line in preloads), "run of an ASan program: its runtime preloaded:\n" +
               result.stderr)
         linked = subprocess.run(["ldd", args.asan_app], capture_output=True, text=True).stdout
         runtime = re.search(r"^\s*(libasan\.so\.\d+) =>", linked, re.M)
