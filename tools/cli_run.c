@@ -262,7 +262,6 @@ static void let_sanitizer_run(const char *program, int verbose)
     free(value);
 }
 
-
 /* A path as the user meant it: relative to livetrack's working directory,
  * not to wherever PROGRAM has moved by the time it writes its report (or
  * reads the suppressions) at exit. For the outputs, whose names the core
@@ -287,7 +286,6 @@ static char *absolute_path(const char *path, int expanded)
     snprintf(absolute + used, size - used, "/%s", path);
     return absolute;
 }
-
 
 /* A file that does not exist yet, named the way every spelling of it
  * agrees on: its directory resolved (./x, d/../x, links), then its name.

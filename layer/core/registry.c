@@ -595,8 +595,9 @@ livetrack_status livetrack_retain(livetrack_domain domain, livetrack_type type, 
 /* `only_seq`: 0, or the creation number the object must have (another
  * object recorded at its handle since is left alone). Inlined into each
  * caller, so release and destroy, which pass 0, pay nothing for it. */
-static inline __attribute__((always_inline)) livetrack_status drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all,
-                                  uint32_t *refs_left, const char *call, uint64_t only_seq)
+static inline __attribute__((always_inline)) livetrack_status
+drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all, uint32_t *refs_left, const char *call,
+          uint64_t only_seq)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
