@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +72,27 @@ static uint64_t csv_started_ns;
  * NULL otherwise, and then opening empties the file. */
 static _Atomic int *file_started;
 static int status_fd = -1;
+/* What each of the two descriptors was when opened: a program may close
+ * every descriptor it did not open (daemons do) and get the numbers back
+ * for files of its own, which livetrack must then neither write, read
+ * nor close. */
+static struct stat csv_opened, status_opened;
+
+/* Whether `fd` is still the file it was when `opened` was taken. */
+static int still_ours(int fd, const struct stat *opened)
+{
+    struct stat now;
+    return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
+}
+
+static void open_status(void)
+{
+    status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (status_fd >= 0 && fstat(status_fd, &status_opened) != 0) {
+        close(status_fd);
+        status_fd = -1;
+    }
+}
 static uint64_t rows;
 /* The readings of this process's previous row, for the d_* columns; its
  * first row leaves them empty: there is nothing to take a change from (a
@@ -109,6 +131,8 @@ static void read_metrics(long out[METRIC_COUNT])
 {
     char text[4096];
     memset(out, 0, METRIC_COUNT * sizeof *out);
+    if (status_fd >= 0 && !still_ours(status_fd, &status_opened))
+        open_status(); /* the program closed it; the number may be its own file now */
     ssize_t length = status_fd >= 0 ? pread(status_fd, text, sizeof text - 1, 0) : -1;
     if (length <= 0)
         return;
@@ -143,6 +167,8 @@ static int open_csv(void)
     }
     csv_fd = fd;
     csv_write_failed = 0;
+    if (fstat(fd, &csv_opened) != 0)
+        memset(&csv_opened, 0, sizeof csv_opened);
     snprintf(csv_path, sizeof csv_path, "%s", path);
     rows = 0;
     have_previous = 0;
@@ -167,7 +193,7 @@ __attribute__((constructor)) static void timeline_start(void)
 {
     if (!lt_get_settings()->csv)
         return;
-    status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    open_status();
     lt_timeline_on = 1;
 }
 
@@ -258,6 +284,11 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
     if (csv_fd < 0 && !open_csv()) {
         pthread_mutex_unlock(&mutex);
         return 0;
+    }
+    if (!csv_write_failed && !still_ours(csv_fd, &csv_opened)) {
+        /* Its number may be a file of the program's now: not a row more. */
+        csv_write_failed = 1;
+        lt_diag("the program closed the timeline's descriptor (\"%s\"); no more rows are written", csv_path);
     }
     atomic_store_explicit(&row_writer, (uintptr_t)pthread_self(), memory_order_relaxed);
     /* The type's count is read here, under the lock and next to the
@@ -374,15 +405,18 @@ void lt_timeline_after_fork_child(void)
      * rows to the same file. */
     const char *pattern = lt_get_settings()->csv;
     if (lt_path_has_pid(pattern)) {
-        if (csv_fd >= 0)
+        if (still_ours(csv_fd, &csv_opened))
             close(csv_fd);
         csv_fd = -1;
         csv_open_failed = 0; /* another name: it may work */
         file_started = NULL; /* a file of its own, emptied by its first row */
     }
     if (status_fd >= 0) {
-        /* /proc/self is resolved at open: the child must reopen it. */
-        close(status_fd);
-        status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+        /* /proc/self is resolved at open: the child must reopen it (and
+         * close the parent's, unless that number is a file of the
+         * program's by now). */
+        if (still_ours(status_fd, &status_opened))
+            close(status_fd);
+        open_status();
     }
 }

@@ -6,6 +6,7 @@
  * LIVETRACK_* environment runs in a fresh copy of this program
  * (/proc/self/exe CASE) and the parent checks what it printed or wrote.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -266,6 +267,39 @@ static int case_timeline_fork(void)
     waitpid(child, &status, 0);
     create_object(0x300, T_BUFFER, 1, "in_parent");
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+/* A daemon: closes every descriptor it did not open (livetrack's
+ * /proc/self/status among them), opens files of its own, which get those
+ * numbers, and forks a worker that writes to them. livetrack must not
+ * read, write or close them. `path`: the files' prefix. */
+enum { DAEMON_FILES = 16 };
+
+static int case_timeline_daemon(const char *path)
+{
+    for (int fd = 3; fd < 1024; fd++)
+        close(fd);
+    int files[DAEMON_FILES];
+    for (int i = 0; i < DAEMON_FILES; i++) {
+        char name[600];
+        snprintf(name, sizeof name, "%s.%d", path, i);
+        files[i] = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+        if (files[i] < 0 || write(files[i], "parent\n", 7) != 7)
+            return 3;
+    }
+    create_object(0x100, T_BUFFER, 1, "daemon_make");
+    pid_t child = fork();
+    if (child == 0) {
+        create_object(0x200, T_BUFFER, 1, "worker_make");
+        for (int i = 0; i < DAEMON_FILES; i++)
+            if (write(files[i], "worker\n", 7) != 7)
+                _exit(4);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    create_object(0x300, T_BUFFER, 1, "daemon_make");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
 }
 
 static int case_peak_and_marks(void)
@@ -552,6 +586,27 @@ static void check_timeline_threads(const char *dir)
     CHECK_EQ_INT(inconsistent, 0);
 }
 
+static void check_timeline_daemon(const char *dir)
+{
+    char out[600], err[600], csv[600], file[600];
+    snprintf(out, sizeof out, "%s/daemon.out", dir);
+    snprintf(err, sizeof err, "%s/daemon.err", dir);
+    snprintf(csv, sizeof csv, "%s/daemon.%%p.csv", dir);
+    snprintf(file, sizeof file, "%s/daemon.txt", dir);
+    /* Call sites off: the timeline's descriptors alone */
+    const char *environment[] = {"LIVETRACK_CSV",      csv, "LIVETRACK_EXIT_REPORT", "off", "DAEMON_FILE", file,
+                                 "LIVETRACK_STACK_DEPTH", "0", NULL};
+    CHECK_EQ_INT(run_case("timeline_daemon", environment, out, err), 0);
+    for (int i = 0; i < DAEMON_FILES; i++) {
+        char name[700];
+        snprintf(name, sizeof name, "%s.%d", file, i);
+        const char *text = slurp(name);
+        CHECK(text && !strcmp(text, "parent\nworker\n"));
+        if (text && strcmp(text, "parent\nworker\n"))
+            fprintf(stderr, "%s holds \"%s\"\n", name, text);
+    }
+}
+
 /* A timeline named "fork%%pdir.csv" is the one file "fork%pdir.csv" (%%
  * is a literal %, as livetrack run writes a working directory's %), not a
  * file per process: the child's first row must not empty the parent's. */
@@ -619,6 +674,8 @@ int main(int argc, char **argv)
             return case_timeline_threads();
         if (!strcmp(argv[1], "timeline_fork"))
             return case_timeline_fork();
+        if (!strcmp(argv[1], "timeline_daemon"))
+            return case_timeline_daemon(getenv("DAEMON_FILE"));
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 2;
     }
@@ -649,6 +706,7 @@ int main(int argc, char **argv)
     check_timeline_threads(dir);
     check_timeline_names(dir);
     check_timeline_fork(dir);
+    check_timeline_daemon(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);
     if (system(command) != 0)
