@@ -6,6 +6,7 @@
 #ifndef LIVETRACK_CORE_INTERNAL_H
 #define LIVETRACK_CORE_INTERNAL_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +129,16 @@ void lt_history_lock(void);        /* peak.c and misuse.c; taken before the regi
 void lt_history_unlock(void);
 void lt_symbols_lock(void);        /* symbols.c; taken last */
 void lt_symbols_unlock(void);
+
+/* Around livetrack's own writes to stderr or a pipe (pipe_guard.c): a
+ * reader gone makes them fail with EPIPE instead of raising SIGPIPE in
+ * the program. Async-signal-safe. */
+typedef struct lt_pipe_guard {
+    sigset_t old_mask;
+    int blocked, pending_before;
+} lt_pipe_guard;
+void lt_pipe_guard_begin(lt_pipe_guard *guard);
+void lt_pipe_guard_end(lt_pipe_guard *guard);
 
 /* Expand %p in a path to the pid, and %% to %. Returns 0 when it does not
  * fit. */

@@ -29,8 +29,11 @@ static void vdiag(const char *fmt, va_list args)
         line[used] = '\0';
     }
     /* One fputs of a whole line: lines from several threads never mix. */
+    lt_pipe_guard guard;
+    lt_pipe_guard_begin(&guard);
     fputs(line, stderr);
     fflush(stderr);
+    lt_pipe_guard_end(&guard);
 }
 
 void lt_diag(const char *fmt, ...)
@@ -47,15 +50,15 @@ int lt_diag_block(const char *text)
     long index = atomic_fetch_add(&printed, 1);
     if (limit >= 0 && index > limit)
         return 0;
-    if (limit >= 0 && index == limit) {
+    lt_pipe_guard guard;
+    lt_pipe_guard_begin(&guard);
+    if (limit >= 0 && index == limit)
         fprintf(stderr, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=%ld)\n", limit);
-        fflush(stderr);
-        return 0;
-    }
-    /* One fputs: blocks from several threads never mix. */
-    fputs(text, stderr);
+    else
+        fputs(text, stderr); /* one fputs: blocks from several threads never mix */
     fflush(stderr);
-    return 1;
+    lt_pipe_guard_end(&guard);
+    return index < limit || limit < 0;
 }
 
 int lt_diag_would_print(void)

@@ -96,6 +96,10 @@ __attribute__((destructor)) static void exit_report(void)
 
     /* Leaks not known (out of memory for the snapshot) are said too. */
     int some_leaks = lt_report_model_leaks_to_count(&model) != 0;
+    /* stderr may be a pipe whose reader has gone: the process still ends
+     * with the program's status, not of a SIGPIPE. */
+    lt_pipe_guard guard;
+    lt_pipe_guard_begin(&guard);
     /* The files written, for the run log: %p expanded */
     static char text_written[sizeof ((report_file *)0)->path], json_written[sizeof text_written];
     if (text && (some_leaks || (flags & (LIVETRACK_REPORT_ALWAYS | LIVETRACK_REPORT_PEAK)))) {
@@ -133,6 +137,7 @@ __attribute__((destructor)) static void exit_report(void)
                               text_written[0] ? text_written : NULL,
                               json_written[0] ? json_written : NULL};
     lt_run_log_append(&verdict);
+    lt_pipe_guard_end(&guard);
     lt_report_model_free(&model);
     if (settings->exit_code && leaked) {
         /* As LeakSanitizer does: everything is written, then the status

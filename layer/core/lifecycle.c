@@ -184,6 +184,10 @@ static void write_crash_report(int signal_number, const char *name)
     /* The timeline ends with a whole row, and no row comes after the
      * report's totals were taken. */
     lt_timeline_hold_for_crash();
+    /* stderr may be a pipe whose reader has gone: the process dies of
+     * its own signal, not of a SIGPIPE from the report. */
+    lt_pipe_guard guard;
+    lt_pipe_guard_begin(&guard);
 
     /* static: one thread, once */
     static char path[4096], line[sizeof path + 160];
@@ -230,6 +234,7 @@ static void write_crash_report(int signal_number, const char *name)
                                   text_written[0] ? text_written : NULL, json_written ? path : NULL};
         lt_run_log_append(&verdict);
     }
+    lt_pipe_guard_end(&guard);
     alarm(0);
 }
 

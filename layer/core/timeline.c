@@ -62,6 +62,7 @@ static _Atomic uintptr_t row_writer;
 static int csv_fd = -1;      /* opened by the first row */
 static int csv_open_failed; /* the open failed: no timeline, no retry */
 static int csv_write_failed; /* a write failed: said once, the timeline ends there */
+static int csv_is_pipe;      /* a FIFO or socket: a reader gone would raise SIGPIPE */
 static char csv_path[4096];  /* the file's name, for that message */
 /* When this process emptied the file, CLOCK_MONOTONIC + 1 (comparable
  * across processes); 0: it appends to a relative's. */
@@ -112,6 +113,9 @@ void lt_timeline_type_add(unsigned domain, unsigned type, int64_t delta)
  * program that stopped making objects. The program goes on. */
 static void write_all(int fd, const char *text, size_t length)
 {
+    lt_pipe_guard guard;
+    if (csv_is_pipe)
+        lt_pipe_guard_begin(&guard); /* a FIFO whose reader has gone: EPIPE, not SIGPIPE */
     while (length && !csv_write_failed) {
         ssize_t done = write(fd, text, length);
         if (done < 0 && errno == EINTR)
@@ -120,11 +124,13 @@ static void write_all(int fd, const char *text, size_t length)
             csv_write_failed = 1;
             lt_diag("writing the timeline to \"%s\" failed: %s; no more rows are written", csv_path,
                     done < 0 ? strerror(errno) : "nothing written");
-            return;
+            break;
         }
         text += done;
         length -= (size_t)done;
     }
+    if (csv_is_pipe)
+        lt_pipe_guard_end(&guard);
 }
 
 static void read_metrics(long out[METRIC_COUNT])
@@ -169,6 +175,7 @@ static int open_csv(void)
     csv_write_failed = 0;
     if (fstat(fd, &csv_opened) != 0)
         memset(&csv_opened, 0, sizeof csv_opened);
+    csv_is_pipe = S_ISFIFO(csv_opened.st_mode) || S_ISSOCK(csv_opened.st_mode);
     snprintf(csv_path, sizeof csv_path, "%s", path);
     rows = 0;
     have_previous = 0;

@@ -8,10 +8,12 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -300,6 +302,20 @@ static int case_timeline_daemon(const char *path)
     waitpid(child, &status, 0);
     create_object(0x300, T_BUFFER, 1, "daemon_make");
     return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+}
+
+/* Leaks, then ends by `how`: "exit" returns 7, "segv" raises SIGSEGV,
+ * "rows" makes 20000 objects (timeline rows) first and returns 7. */
+static int case_pipe_gone(const char *how)
+{
+    int rows = how && !strcmp(how, "rows");
+    for (uint64_t i = 1; i <= (rows ? 20000u : 3u); i++)
+        create_object(0x1000 + i * 16, T_BUFFER, 8, "pipe_make");
+    if (how && !strcmp(how, "segv")) {
+        signal(SIGSEGV, SIG_DFL);
+        raise(SIGSEGV);
+    }
+    return 7;
 }
 
 static int case_peak_and_marks(void)
@@ -607,6 +623,62 @@ static void check_timeline_daemon(const char *dir)
     }
 }
 
+/* Runs case "pipe_gone" `how` with stderr a pipe nobody reads any more,
+ * and, with `fifo`, the timeline a FIFO whose reader goes after a few
+ * bytes. Returns the raw wait status. */
+static int run_with_readers_gone(const char *how, const char *fifo)
+{
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0)
+        return -1;
+    pid_t reader = -1;
+    if (fifo) {
+        unlink(fifo);
+        if (mkfifo(fifo, 0600) != 0)
+            return -1;
+        reader = fork();
+        if (reader == 0) {
+            int in = open(fifo, O_RDONLY);
+            char some[300];
+            _exit(in >= 0 && read(in, some, sizeof some) > 0 ? 0 : 1); /* then gone */
+        }
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipe_fds[0]);
+        dup2(pipe_fds[1], STDERR_FILENO);
+        setenv("LIVETRACK_EXIT_REPORT", "auto", 1);
+        if (fifo)
+            setenv("LIVETRACK_CSV", fifo, 1);
+        execl(self, self, "pipe_gone", how, (char *)NULL);
+        _exit(127);
+    }
+    close(pipe_fds[0]); /* nobody reads stderr */
+    close(pipe_fds[1]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (reader > 0)
+        waitpid(reader, NULL, 0);
+    return status;
+}
+
+/* livetrack's own writes to a reader gone fail with EPIPE; they never end
+ * the program with a SIGPIPE of their own. */
+static void check_readers_gone(const char *dir)
+{
+    int status = run_with_readers_gone("exit", NULL); /* the exit report */
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    status = run_with_readers_gone("segv", NULL); /* the crash report */
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/rows.fifo", dir);
+    status = run_with_readers_gone("rows", fifo); /* the timeline */
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 7)
+        fprintf(stderr, "readers gone: status 0x%x (signal %d)\n", status, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 /* A timeline named "fork%%pdir.csv" is the one file "fork%pdir.csv" (%%
  * is a literal %, as livetrack run writes a working directory's %), not a
  * file per process: the child's first row must not empty the parent's. */
@@ -676,6 +748,8 @@ int main(int argc, char **argv)
             return case_timeline_fork();
         if (!strcmp(argv[1], "timeline_daemon"))
             return case_timeline_daemon(getenv("DAEMON_FILE"));
+        if (!strcmp(argv[1], "pipe_gone"))
+            return case_pipe_gone(argc > 2 ? argv[2] : NULL);
         fprintf(stderr, "unknown case %s\n", argv[1]);
         return 2;
     }
@@ -707,6 +781,7 @@ int main(int argc, char **argv)
     check_timeline_names(dir);
     check_timeline_fork(dir);
     check_timeline_daemon(dir);
+    check_readers_gone(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);
     if (system(command) != 0)
