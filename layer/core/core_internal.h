@@ -140,6 +140,13 @@ typedef struct lt_pipe_guard {
 void lt_pipe_guard_begin(lt_pipe_guard *guard);
 void lt_pipe_guard_end(lt_pipe_guard *guard);
 
+/* libunwind's own two descriptors (unwinder_fds.c): note the open ones
+ * around its first use, then ask before each walk whether the program
+ * has taken them over (it closed them; the numbers may be its files). */
+void lt_unwinder_fds_before_first_use(void);
+void lt_unwinder_fds_after_first_use(void);
+int lt_unwinder_fds_intact(void);
+
 /* Expand %p in a path to the pid, and %% to %. Returns 0 when it does not
  * fit. */
 int lt_expand_path(const char *pattern, char *out, size_t out_size);

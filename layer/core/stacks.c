@@ -324,6 +324,20 @@ static inline __attribute__((always_inline)) int walk_stack(void **frames, int m
     return count;
 }
 
+/* Set once the program took libunwind's descriptors over: no more walks,
+ * which would read, write or close its files (unwinder_fds.c). */
+static atomic_int walks_stopped;
+
+static int unwinder_fds_still_its_own(void)
+{
+    if (lt_unwinder_fds_intact())
+        return 1;
+    if (!atomic_exchange(&walks_stopped, 1))
+        lt_diag("the program closed the descriptors the stack walker (libunwind) keeps and may use their "
+                "numbers for its own files; call stacks are no longer taken, so that walks cannot touch them");
+    return 0;
+}
+
 /* The slow half of a capture, when the memo did not answer: walk the
  * stack into `frames` (capture()'s array), intern it, let the memo learn
  * it. The walk starts here, so it is taken one frame deeper and its first
@@ -333,9 +347,12 @@ __attribute__((noinline)) static livetrack_stack_id walk_and_intern(void **frame
 {
     stack_entry *created = NULL;
     atomic_fetch_add_explicit(&full_walks, 1, memory_order_relaxed);
-    lt_walk_enter();
-    int count = walk_stack(frames, (int)request->key.asked + 1) - 1;
-    lt_walk_leave();
+    int count = -1;
+    if (!atomic_load_explicit(&walks_stopped, memory_order_relaxed) && unwinder_fds_still_its_own()) {
+        lt_walk_enter();
+        count = walk_stack(frames, (int)request->key.asked + 1) - 1;
+        lt_walk_leave();
+    }
     if (count < 0)
         count = 0;
     const uintptr_t *stack = (const uintptr_t *)frames + 1;
@@ -459,5 +476,8 @@ size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out,
 __attribute__((constructor)) static void stacks_start(void)
 {
     tls_averse = dlsym(RTLD_DEFAULT, "__lsan_do_leak_check") != NULL;
+    /* libunwind's first use opens its memory-check pipe */
+    lt_unwinder_fds_before_first_use();
     unw_set_caching_policy(unw_local_addr_space, tls_averse ? UNW_CACHE_GLOBAL : UNW_CACHE_PER_THREAD);
+    lt_unwinder_fds_after_first_use();
 }

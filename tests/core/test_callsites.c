@@ -602,16 +602,17 @@ static void check_timeline_threads(const char *dir)
     CHECK_EQ_INT(inconsistent, 0);
 }
 
-static void check_timeline_daemon(const char *dir)
+/* Call sites off (the timeline's descriptors alone), then on: libunwind
+ * keeps two descriptors of its own, which the daemon closes too. */
+static void check_timeline_daemon(const char *dir, const char *depth)
 {
     char out[600], err[600], csv[600], file[600];
     snprintf(out, sizeof out, "%s/daemon.out", dir);
     snprintf(err, sizeof err, "%s/daemon.err", dir);
     snprintf(csv, sizeof csv, "%s/daemon.%%p.csv", dir);
-    snprintf(file, sizeof file, "%s/daemon.txt", dir);
-    /* Call sites off: the timeline's descriptors alone */
+    snprintf(file, sizeof file, "%s/daemon%s.txt", dir, depth);
     const char *environment[] = {"LIVETRACK_CSV",      csv, "LIVETRACK_EXIT_REPORT", "off", "DAEMON_FILE", file,
-                                 "LIVETRACK_STACK_DEPTH", "0", NULL};
+                                 "LIVETRACK_STACK_DEPTH", depth, NULL};
     CHECK_EQ_INT(run_case("timeline_daemon", environment, out, err), 0);
     for (int i = 0; i < DAEMON_FILES; i++) {
         char name[700];
@@ -780,7 +781,8 @@ int main(int argc, char **argv)
     check_timeline_threads(dir);
     check_timeline_names(dir);
     check_timeline_fork(dir);
-    check_timeline_daemon(dir);
+    check_timeline_daemon(dir, "0");
+    check_timeline_daemon(dir, "16");
     check_readers_gone(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);

@@ -1,0 +1,60 @@
+/*
+ * The two descriptors libunwind keeps for itself, and whether they still
+ * are its own.
+ *
+ * libunwind (1.6) checks an address it is unsure of by write()ing a byte
+ * of it into a pipe it opens at its first use; before each check it reads
+ * that pipe, and when the read finds no data and no pipe it close()s both
+ * numbers and opens a new pipe (libunwind/libunwind#291). A program that
+ * closes every descriptor it did not open (a daemon) and opens files of
+ * its own gets those numbers back: the next stack walk would then read a
+ * byte of the program's file, or close the program's two files and put a
+ * pipe in their place. So the pipe's two descriptors are found when
+ * libunwind opens them (new FIFOs across its first call) and compared
+ * with what they were before every walk; once they differ, walks stop.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "core_internal.h"
+
+/* libunwind opens its pipe at the lowest free numbers, at load. */
+#define FDS_LOOKED_AT 256
+
+static unsigned char open_before[FDS_LOOKED_AT];
+static int pipe_fds[2] = {-1, -1};
+static struct stat pipe_opened[2];
+static int found;
+
+void lt_unwinder_fds_before_first_use(void)
+{
+    for (int fd = 0; fd < FDS_LOOKED_AT; fd++)
+        open_before[fd] = fcntl(fd, F_GETFD) != -1;
+}
+
+void lt_unwinder_fds_after_first_use(void)
+{
+    int count = 0;
+    for (int fd = 0; fd < FDS_LOOKED_AT && count < 2; fd++) {
+        struct stat status;
+        if (!open_before[fd] && fstat(fd, &status) == 0 && S_ISFIFO(status.st_mode)) {
+            pipe_fds[count] = fd;
+            pipe_opened[count] = status;
+            count++;
+        }
+    }
+    found = count == 2;
+}
+
+int lt_unwinder_fds_intact(void)
+{
+    if (!found)
+        return 1; /* not found at load (another libunwind, or more descriptors): not checked */
+    for (int i = 0; i < 2; i++) {
+        struct stat now;
+        if (fstat(pipe_fds[i], &now) != 0 || now.st_dev != pipe_opened[i].st_dev ||
+            now.st_ino != pipe_opened[i].st_ino)
+            return 0;
+    }
+    return 1;
+}
