@@ -32,18 +32,34 @@ void lt_unwinder_fds_before_first_use(void)
         open_before[fd] = fcntl(fd, F_GETFD) != -1;
 }
 
+/* libunwind's pipe2(O_CLOEXEC | O_NONBLOCK): read end, write end. */
+static int is_unwinder_end(int fd, int access_mode)
+{
+    int status_flags = fcntl(fd, F_GETFL), fd_flags = fcntl(fd, F_GETFD);
+    return status_flags != -1 && fd_flags != -1 && (status_flags & O_ACCMODE) == access_mode &&
+           (status_flags & O_NONBLOCK) && (fd_flags & FD_CLOEXEC);
+}
+
 void lt_unwinder_fds_after_first_use(void)
 {
+    /* Exactly one new pipe, both ends as libunwind opens them; anything
+     * else (another thread of the program opened a FIFO meanwhile, or
+     * libunwind had opened its pipe before) leaves the check off rather
+     * than take the program's pipe for libunwind's. */
     int count = 0;
-    for (int fd = 0; fd < FDS_LOOKED_AT && count < 2; fd++) {
+    for (int fd = 0; fd < FDS_LOOKED_AT; fd++) {
         struct stat status;
-        if (!open_before[fd] && fstat(fd, &status) == 0 && S_ISFIFO(status.st_mode)) {
-            pipe_fds[count] = fd;
-            pipe_opened[count] = status;
-            count++;
-        }
+        if (open_before[fd] || fstat(fd, &status) != 0 || !S_ISFIFO(status.st_mode))
+            continue;
+        if (++count > 2)
+            break;
+        pipe_fds[count - 1] = fd;
+        pipe_opened[count - 1] = status;
     }
-    found = count == 2;
+    found = count == 2 && pipe_opened[0].st_ino == pipe_opened[1].st_ino &&
+            pipe_opened[0].st_dev == pipe_opened[1].st_dev &&
+            ((is_unwinder_end(pipe_fds[0], O_RDONLY) && is_unwinder_end(pipe_fds[1], O_WRONLY)) ||
+             (is_unwinder_end(pipe_fds[0], O_WRONLY) && is_unwinder_end(pipe_fds[1], O_RDONLY)));
 }
 
 int lt_unwinder_fds_intact(void)
