@@ -49,10 +49,10 @@ void ltcu_keep_parents(const livetrack_object *object, livetrack_keeper *keepers
         keepers[i] = object->parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_CUDA, object->parents[i]) : NULL;
 }
 
-static void let_parents_go(livetrack_keeper *keepers[2], const char *call)
+void ltcu_let_parents_go(livetrack_keeper *keepers[2], const ltcu_call *call)
 {
     for (int i = 0; i < 2; i++) {
-        livetrack_let_go_in(keepers[i], call);
+        livetrack_let_go_in(keepers[i], call->name);
         keepers[i] = NULL;
     }
 }
@@ -66,7 +66,7 @@ void ltcu_push_undo_holding(ltcu_call *call, ltcu_undo_kind kind, const livetrac
         if (!grown) {
             /* a failed call then cannot put this one back: rare, and only tracking suffers */
             if (keepers)
-                let_parents_go(keepers, call->name);
+                ltcu_let_parents_go(keepers, call);
             return;
         }
         for (size_t i = 0; i < call->undo_count; i++)
@@ -155,7 +155,7 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
     /* Put back (or not) before the parents go: one that the program had
      * destroyed dies here, unless an object put back holds it again. */
     for (size_t i = 0; i < call->undo_count; i++)
-        let_parents_go(call->undo[i].parent_keepers, call->name);
+        ltcu_let_parents_go(call->undo[i].parent_keepers, call);
     if (call->undo != call->inline_undo)
         free(call->undo);
     call->undo = call->inline_undo;

@@ -155,8 +155,7 @@ int ltcu_forget(ltcu_call *call, ltcu_type key_type, unsigned accepted, uint64_t
     ltcu_keep_parents(&object, parents);
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object.type, key, call->name);
     if (status != LIVETRACK_OK) {
-        livetrack_let_go_in(parents[0], call->name);
-        livetrack_let_go_in(parents[1], call->name);
+        ltcu_let_parents_go(parents, call);
         /* Another thread destroyed it between the lookup and now. */
         report_bad_handle(call, key_type, accepted, handle, NULL);
         return 0;
@@ -187,8 +186,7 @@ int ltcu_release_reference(ltcu_call *call, ltcu_type type, uint64_t handle)
         ltcu_push_undo_holding(call, LTCU_UNDO_RELEASE, &object, parents);
         return 1;
     }
-    livetrack_let_go_in(parents[0], call->name);
-    livetrack_let_go_in(parents[1], call->name);
+    ltcu_let_parents_go(parents, call);
     if (status == LIVETRACK_NOT_OWNED)
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, key,
                                    "%s(0x%" PRIx64 "): the program holds no reference to this %s (released already; "
@@ -262,12 +260,10 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
                                        ltcu_handle_of(object->type, object->handle), object->bytes, (void *)context);
         livetrack_keeper *parents[2];
         ltcu_keep_parents(object, parents);
-        if (livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object->type, object->handle, call->name) == LIVETRACK_OK) {
+        if (livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object->type, object->handle, call->name) == LIVETRACK_OK)
             ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);
-        } else {
-            livetrack_let_go_in(parents[0], call->name);
-            livetrack_let_go_in(parents[1], call->name);
-        }
+        else
+            ltcu_let_parents_go(parents, call);
     }
     if (held > DROPPED_OBJECTS_SHOWN)
         livetrack_report_misuse("%s: ... and %zu more objects go with context %p", call->name,
