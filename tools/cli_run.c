@@ -29,6 +29,7 @@
 
 #include "cli.h"
 #include "front_ends.h"
+#include "path_pattern.h"
 #include "run_log.h"
 #include "sanitizer_runtime.h"
 
@@ -99,28 +100,12 @@ static void usage(void)
            used ? installed : "none found");
 }
 
-/* Whether an output name has a %p the core expands (%% is a literal %). */
-static int has_pid_pattern(const char *name)
-{
-    for (const char *at = name; (at = strchr(at, '%')); at += 2)
-        if (at[1] == 'p')
-            return 1;
-        else if (!at[1])
-            return 0;
-    return 0;
-}
-
-/* The file an output name without %p names: %% read as %. A copy. */
+/* The file an output name without %p names, %% read as % as the core
+ * reads it (path_pattern.c). A copy. */
 static char *literal_path(const char *name)
 {
-    char *path = cli_strdup(name), *to = path;
-    for (const char *from = name; *from; from++) {
-        *to++ = *from;
-        if (from[0] == '%' && from[1] == '%')
-            from++;
-    }
-    *to = '\0';
-    return path;
+    size_t size = strlen(name) + 1;
+    return lt_unescape_path(name, cli_alloc(size), size);
 }
 
 typedef struct watched_file {
@@ -136,7 +121,7 @@ static void watch(watched_file *file, const char *option, const char *path)
 {
     struct stat info;
     file->option = option;
-    file->path = path && !has_pid_pattern(path) ? literal_path(path) : NULL;
+    file->path = path && !lt_path_has_pid(path) ? literal_path(path) : NULL;
     file->existed = file->path && stat(file->path, &info) == 0;
     if (file->existed && !S_ISREG(info.st_mode)) {
         free(file->path); /* /dev/null, a terminal: no time of writing to compare */
@@ -166,7 +151,7 @@ static void check_written(const watched_file *file, const char *program)
  * said it wrote such a file. */
 static void check_any_written(const char *pattern, const char *option, int written, const char *program)
 {
-    if (pattern && has_pid_pattern(pattern) && !written)
+    if (pattern && lt_path_has_pid(pattern) && !written)
         cli_warn("note: %s wrote no %s file %s (no process of the run did: they may use no tracked API, or may "
                  "not have exited normally)",
                  program, option, pattern);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "livetrack/livetrack.h"
+#include "path_pattern.h"
 
 /* ---- memory (memory.c) ---- */
 void *lt_calloc(size_t count, size_t size);
@@ -147,10 +148,5 @@ void lt_unwinder_fds_before_first_use(void);
 void lt_unwinder_fds_after_first_use(void);
 int lt_unwinder_fds_intact(void);
 
-/* Expand %p in a path to the pid, and %% to %. Returns 0 when it does not
- * fit. */
-int lt_expand_path(const char *pattern, char *out, size_t out_size);
-/* 1 when such a path has a %p to expand (the "%p" of "%%p" is not one). */
-int lt_path_has_pid(const char *pattern);
 
 #endif
