@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "livetrack/livetrack.h"
 #include "path_pattern.h"
@@ -140,6 +141,16 @@ typedef struct lt_pipe_guard {
 } lt_pipe_guard;
 void lt_pipe_guard_begin(lt_pipe_guard *guard);
 void lt_pipe_guard_end(lt_pipe_guard *guard);
+
+/* Whether descriptor `fd` is still the file `opened` (its fstat when
+ * livetrack opened it) describes: a program may close every descriptor it
+ * did not open (daemons do) and get the numbers back for files of its
+ * own, which livetrack must then neither read, write nor close. */
+static inline int lt_fd_still_is(int fd, const struct stat *opened)
+{
+    struct stat now;
+    return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
+}
 
 /* libunwind's own two descriptors (unwinder_fds.c): note the open ones
  * around its first use, then ask before each walk whether the program

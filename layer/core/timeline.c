@@ -73,18 +73,8 @@ static uint64_t csv_started_ns;
  * NULL otherwise, and then opening empties the file. */
 static _Atomic int *file_started;
 static int status_fd = -1;
-/* What each of the two descriptors was when opened: a program may close
- * every descriptor it did not open (daemons do) and get the numbers back
- * for files of its own, which livetrack must then neither write, read
- * nor close. */
+/* What each of the two descriptors was when opened (lt_fd_still_is). */
 static struct stat csv_opened, status_opened;
-
-/* Whether `fd` is still the file it was when `opened` was taken. */
-static int still_ours(int fd, const struct stat *opened)
-{
-    struct stat now;
-    return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
-}
 
 static void open_status(void)
 {
@@ -137,7 +127,7 @@ static void read_metrics(long out[METRIC_COUNT])
 {
     char text[4096];
     memset(out, 0, METRIC_COUNT * sizeof *out);
-    if (status_fd >= 0 && !still_ours(status_fd, &status_opened))
+    if (status_fd >= 0 && !lt_fd_still_is(status_fd, &status_opened))
         open_status(); /* the program closed it; the number may be its own file now */
     ssize_t length = status_fd >= 0 ? pread(status_fd, text, sizeof text - 1, 0) : -1;
     if (length <= 0)
@@ -292,7 +282,7 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
         pthread_mutex_unlock(&mutex);
         return 0;
     }
-    if (!csv_write_failed && !still_ours(csv_fd, &csv_opened)) {
+    if (!csv_write_failed && !lt_fd_still_is(csv_fd, &csv_opened)) {
         /* Its number may be a file of the program's now: not a row more. */
         csv_write_failed = 1;
         lt_diag("the program closed the timeline's descriptor (\"%s\"); no more rows are written", csv_path);
@@ -412,7 +402,7 @@ void lt_timeline_after_fork_child(void)
      * rows to the same file. */
     const char *pattern = lt_get_settings()->csv;
     if (lt_path_has_pid(pattern)) {
-        if (still_ours(csv_fd, &csv_opened))
+        if (lt_fd_still_is(csv_fd, &csv_opened))
             close(csv_fd);
         csv_fd = -1;
         csv_open_failed = 0; /* another name: it may work */
@@ -422,7 +412,7 @@ void lt_timeline_after_fork_child(void)
         /* /proc/self is resolved at open: the child must reopen it (and
          * close the parent's, unless that number is a file of the
          * program's by now). */
-        if (still_ours(status_fd, &status_opened))
+        if (lt_fd_still_is(status_fd, &status_opened))
             close(status_fd);
         open_status();
     }

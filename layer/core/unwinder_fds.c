@@ -66,11 +66,5 @@ int lt_unwinder_fds_intact(void)
 {
     if (!found)
         return 1; /* not found at load (another libunwind, or more descriptors): not checked */
-    for (int i = 0; i < 2; i++) {
-        struct stat now;
-        if (fstat(pipe_fds[i], &now) != 0 || now.st_dev != pipe_opened[i].st_dev ||
-            now.st_ino != pipe_opened[i].st_ino)
-            return 0;
-    }
-    return 1;
+    return lt_fd_still_is(pipe_fds[0], &pipe_opened[0]) && lt_fd_still_is(pipe_fds[1], &pipe_opened[1]);
 }
