@@ -52,7 +52,8 @@ done
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/livetrack-callgrind.XXXXXX")
 if [ "$keep" -eq 0 ] && [ "$annotate" -eq 0 ]; then trap 'rm -rf "$out"' EXIT; fi
-unset OPENCL_LAYERS LIVETRACK_STACK_DEPTH
+source "$(dirname "$0")/clean_environment.sh"
+livetrack_clean_environment
 
 # Ir collected inside function $1 by a command; $2 = file name, then
 # environment assignments, --, the command. (The environment is set
