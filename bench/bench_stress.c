@@ -171,7 +171,10 @@ typedef struct sample {
 static sample samples[MAX_SAMPLES];
 static size_t sample_count;
 
-static void take_sample(double start_ns, FILE *csv)
+/* One sample; `final` is the state after the workers stopped, moments
+ * after the last interval's sample: its rate and CPU over that sliver
+ * would mean nothing, so the CSV leaves them empty. */
+static void take_sample(double start_ns, FILE *csv, int final)
 {
     if (sample_count == MAX_SAMPLES)
         return;
@@ -190,8 +193,11 @@ static void take_sample(double start_ns, FILE *csv)
         double dt = s->t - p->t;
         double rate = dt > 0 ? (double)(s->creates - p->creates) / dt : 0.0;
         double cpu = dt > 0 ? 100.0 * (s->cpu_s - p->cpu_s) / dt : 0.0;
-        fprintf(csv, "%.3f,%ld,%ld,%ld,%.1f,%.4f,%.1f,%ld\n", s->t, s->creates, s->releases, s->live, rate, s->cpu_s,
-                cpu, s->rss_kib);
+        if (final)
+            fprintf(csv, "%.3f,%ld,%ld,%ld,,%.4f,,%ld\n", s->t, s->creates, s->releases, s->live, s->cpu_s, s->rss_kib);
+        else
+            fprintf(csv, "%.3f,%ld,%ld,%ld,%.1f,%.4f,%.1f,%ld\n", s->t, s->creates, s->releases, s->live, rate,
+                    s->cpu_s, cpu, s->rss_kib);
     }
 }
 
@@ -286,12 +292,12 @@ int main(int argc, char **argv)
         if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]))
             bench_die("pthread_create failed");
     }
-    take_sample(start_ns, csv);
+    take_sample(start_ns, csv, 0);
     double end_ns = start_ns + opt.seconds * 1e9;
     size_t last_full = 0; /* the last sample whose interval the workers were busy throughout */
     for (double next = start_ns + SAMPLE_NS;; next += SAMPLE_NS) {
         sleep_until(next < end_ns ? next : end_ns);
-        take_sample(start_ns, csv);
+        take_sample(start_ns, csv, 0);
         long done = samples[sample_count - 1].creates;
         if (opt.events && done >= opt.events)
             break; /* the workers stopped somewhere inside this interval */
@@ -302,7 +308,7 @@ int main(int argc, char **argv)
     atomic_store(&stopping, 1);
     for (long i = 0; i < opt.threads; i++)
         pthread_join(workers[i].thread, NULL);
-    take_sample(start_ns, csv); /* the final state, before the clean-up */
+    take_sample(start_ns, csv, 1); /* the final state, before the clean-up */
     double elapsed = (bench_now_ns() - start_ns) * 1e-9;
     double cpu = bench_cpu_s() - cpu_start;
 

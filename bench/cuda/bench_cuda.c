@@ -264,8 +264,26 @@ int main(int argc, char **argv)
                      bench_parse_long("iterations", argv[3], 1, 1L << 30), bench_parse_long("depth", argv[4], 0, 200));
     long rounds = 7, samples = 11, iterations = 20000, depth = 20;
     const char *library = BENCH_CUDA_LIBRARY;
+    static const char usage[] =
+        "usage: bench_cuda [--rounds N] [--samples N] [--iterations N] [--depth N] [--library PATH]\n"
+        "\n"
+        "Times tracked CUDA driver calls on the fake libcuda.so.1, in children run alternately\n"
+        "without and with liblivetrack_cuda.so preloaded, and prints one line per operation:\n"
+        "median ns per iteration without and with livetrack, their ratio, and 'norm', the ratio\n"
+        "after dividing each sample by a twin loop calling the fake driver directly.\n"
+        "\n"
+        "  --rounds N       child pairs, alternating which side runs first (default 7)\n"
+        "  --samples N      timed samples per operation per child (default 11)\n"
+        "  --iterations N   calls per sample (default 20000)\n"
+        "  --depth N        frames below main the loops run at (default 20)\n"
+        "  --library PATH   liblivetrack_cuda.so (default: the one built with this tree)\n"
+        "  --help           this text\n";
     for (int i = 1; i < argc; i += 2) { /* each option takes a value */
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
         if (!strcmp(argv[i], "--rounds") && value)
             rounds = bench_parse_long("--rounds", value, 1, 1000);
         else if (!strcmp(argv[i], "--samples") && value)
@@ -276,8 +294,10 @@ int main(int argc, char **argv)
             depth = bench_parse_long("--depth", value, 0, 200);
         else if (!strcmp(argv[i], "--library") && value)
             library = value;
-        else
-            bench_die("usage: bench_cuda [--rounds N] [--samples N] [--iterations N] [--depth N] [--library PATH]");
+        else {
+            fputs(usage, stderr);
+            return 2;
+        }
     }
     if (access(library, R_OK))
         bench_die("no interposer at %s (build livetrack_cuda, or pass --library)", library);

@@ -218,6 +218,19 @@ typedef struct side_results {
 } side_results;
 
 /* Run one worker and read its medians into results[loop][round]. */
+/* ZE_ENABLE_TRACING_LAYER=1, ZE_ENABLE_VALIDATION_LAYER=1 ...: the loader
+ * puts a layer of its own between the benchmark and the driver. */
+static int is_loader_layer_setting(const char *setting)
+{
+    const char *equals = strchr(setting, '=');
+    if (strncmp(setting, "ZE_ENABLE_", 10) || !equals)
+        return 0;
+    for (const char *p = setting + 10; p + 5 <= equals; p++)
+        if (!strncmp(p, "LAYER", 5))
+            return 1;
+    return 0;
+}
+
 static void run_worker(const char *self, const char *driver, const char *front_end, int with, long samples,
                        long iterations, long round, long rounds, side_results *results)
 {
@@ -229,8 +242,10 @@ static void run_worker(const char *self, const char *driver, const char *front_e
     char *argv[] = {(char *)self, "--worker", "--samples", samples_text, "--iterations", iterations_text,
                     "--driver", (char *)driver, "--front-end", (char *)front_end, NULL};
 
-    /* This environment without LD_PRELOAD, ZE_ENABLE_ALT_DRIVERS and
-     * LIVETRACK_EXIT_REPORT, then ours. */
+    /* This environment without LD_PRELOAD, ZE_ENABLE_ALT_DRIVERS,
+     * LIVETRACK_EXIT_REPORT and the loader's layers (`livetrack run` turns
+     * its tracing layer on: "without" would then pay for it), then ours.
+     * The front end turns on what it needs itself. */
     size_t count = 0;
     while (environ[count])
         count++;
@@ -240,7 +255,7 @@ static void run_worker(const char *self, const char *driver, const char *front_e
     size_t used = 0;
     for (size_t i = 0; i < count; i++)
         if (strncmp(environ[i], "LD_PRELOAD=", 11) && strncmp(environ[i], "ZE_ENABLE_ALT_DRIVERS=", 22) &&
-            strncmp(environ[i], "LIVETRACK_EXIT_REPORT=", 22))
+            strncmp(environ[i], "LIVETRACK_EXIT_REPORT=", 22) && !is_loader_layer_setting(environ[i]))
             env[used++] = environ[i];
     env[used++] = alt_drivers;
     env[used++] = "LIVETRACK_EXIT_REPORT=off";
