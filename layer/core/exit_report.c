@@ -4,7 +4,8 @@
  *
  * It runs from the core library's destructor, which the dynamic linker
  * calls after every atexit handler of the program, so objects released by
- * those handlers are not reported. It reads only livetrack's own tables,
+ * those handlers are not reported (the Level Zero front end sees those
+ * releases through untraced_destroys.c, the loader's tracer no longer). It reads only livetrack's own tables,
  * never a driver: at exit the driver may already be torn down.
  *
  *   LIVETRACK_EXIT_REPORT   the text report (auto: only when something

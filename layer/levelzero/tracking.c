@@ -264,6 +264,7 @@ static void let_parents_go(const char *call)
 void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context,
                          const size_t *size)
 {
+    ltze_destroy_traced = 1;
     let_parents_go(NULL); /* nothing is left from an earlier call, unless its epilogue never ran */
     pending.counted = 0;
     pending.handle = ltze_key(handle);
@@ -351,4 +352,13 @@ void ltze_after_destroy(const char *call, const void *handle, ze_result_t result
     /* A parent the program destroyed before, held only by this object,
      * dies here unless the object is live again. */
     let_parents_go(call);
+}
+
+void ltze_untraced_destroy(const char *call, ltze_type type, const void *handle)
+{
+    livetrack_type live;
+    if (!handle || livetrack_live_type(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), &live) != LIVETRACK_OK ||
+        (live != type && live != counterpart_of(type)))
+        return; /* not tracked (made before tracking, or by an untraced create) */
+    livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, live, ltze_key(handle), call);
 }

@@ -71,6 +71,16 @@ const void *ltze_owner_of(const void *handle);
 void ltze_before_destroy(const char *call, ltze_type type, const void *handle, const void *context,
                          const size_t *size);
 
+/* Set by ltze_before_destroy: the tracer reported this thread's destroy
+ * (untraced_destroys.c clears it before each call and reads it after). */
+extern _Thread_local int ltze_destroy_traced;
+
+/* After a destroy, free or close of `type` that succeeded without the
+ * tracer reporting it (a thread past its thread_local destructors, the
+ * main thread inside exit()): forget the object, if it is one of ours of
+ * that type (or of its counterpart's). */
+void ltze_untraced_destroy(const char *call, ltze_type type, const void *handle);
+
 /* In the same call's epilogue: when the driver refused the destroy, the
  * object is live again, with its type, parents and creation call site. */
 void ltze_after_destroy(const char *call, const void *handle, ze_result_t result);
