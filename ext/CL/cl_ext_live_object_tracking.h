@@ -20,7 +20,10 @@ extern "C" {
 #define CL_ALTERA_LIVE_OBJECT_TRACKING_EXTENSION_NAME "cl_altera_live_object_tracking"
 #define cl_intelfpga_live_object_tracking 1
 #define CL_INTELFPGA_LIVE_OBJECT_TRACKING_EXTENSION_NAME "cl_intelfpga_live_object_tracking"
-#define CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION CL_MAKE_VERSION(1, 0, 0)
+/* 1.0.0 as CL_MAKE_VERSION(1, 0, 0) packs it; spelled out, since cl.h
+ * defines CL_MAKE_VERSION only for programs that target OpenCL 3.0, and
+ * the extension is for any version. */
+#define CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION ((cl_uint)1 << 22)
 
 /* Called once per live object, serially, newest object first. */
 typedef void(CL_CALLBACK *cl_live_object_report_fn)(void *user_data, void *obj_ptr, const char *type_name,
@@ -32,7 +35,7 @@ typedef void(CL_API_CALL *clReportLiveObjectsIntelFPGA_fn)(cl_platform_id platfo
 typedef clTrackLiveObjectsIntelFPGA_fn clTrackLiveObjectsAltera_fn;
 typedef clReportLiveObjectsIntelFPGA_fn clReportLiveObjectsAltera_fn;
 
-#ifndef CL_NO_PROTOTYPES
+#if !defined(CL_NO_PROTOTYPES) && !defined(CL_NO_EXTENSION_PROTOTYPES)
 /* Declared for completeness; call them through the addresses above. */
 extern CL_API_ENTRY void CL_API_CALL clTrackLiveObjectsIntelFPGA(cl_platform_id platform);
 extern CL_API_ENTRY void CL_API_CALL clReportLiveObjectsIntelFPGA(cl_platform_id platform,
