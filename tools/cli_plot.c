@@ -853,8 +853,9 @@ static int ends_with(const char *text, const char *suffix)
     return length >= suffix_length && !strcasecmp(text + length - suffix_length, suffix);
 }
 
-/* A report starts with '{'; an empty or cut file named .json is one too
- * (its reader then says what is wrong with it). */
+/* A report starts with '{'; any other file named .json is one too, empty,
+ * cut or damaged (its reader then says what is wrong with it, where
+ * calling it a second timeline would mislead). */
 static int looks_like_json(const char *path)
 {
     FILE *in = fopen(path, "r");
@@ -864,7 +865,7 @@ static int looks_like_json(const char *path)
     while ((c = fgetc(in)) == ' ' || c == '\n' || c == '\r' || c == '\t')
         ;
     fclose(in);
-    return c == '{' || (c != EOF ? 0 : ends_with(path, ".json"));
+    return c == '{' || ends_with(path, ".json");
 }
 
 int cli_plot(int argc, char **argv)

@@ -539,6 +539,12 @@ def case_fixtures():
     result = livetrack("plot", csv_file, work("zero-bytes.json"), "-o", work("zero-bytes.html"), expect=2)
     check("two CSV files" not in result.stderr and "zero-bytes.json" in result.stderr,
           "plot with an empty report: " + result.stderr)
+    # ... and a damaged one that does not start with '{' (cut, or not an object)
+    for name, text in (("array.json", "[]"), ("null.json", "null\n"), ("cut.json", '"version":1,')):
+        open(work(name), "w").write(text)
+        result = livetrack("plot", csv_file, work(name), "-o", work(name + ".html"), expect=2)
+        check("two CSV files" not in result.stderr and name in result.stderr,
+              "plot with a damaged report %s: %s" % (name, result.stderr))
     open(work("bom.csv"), "w", encoding="utf-8-sig").write(open(csv_file).read())
     livetrack("trace", work("bom.csv"), "-o", work("bom.trace.json"), expect=0)
     # A newer writer's extra columns, many of them before the known ones
