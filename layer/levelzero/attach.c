@@ -108,8 +108,13 @@ static ze_result_t start_tracking(ze_init_flags_t flags)
     /* Taken out once the loader read it, so the program and its children
      * see the environment they were given; left in if the loader's start
      * began threads of its own. */
-    if (variable == VARIABLE_SET_BY_US && single_threaded())
-        unsetenv("ZE_ENABLE_TRACING_LAYER");
+    if (variable == VARIABLE_SET_BY_US) {
+        if (single_threaded())
+            unsetenv("ZE_ENABLE_TRACING_LAYER");
+        else
+            ltze_note("the driver started threads in zeInit, so ZE_ENABLE_TRACING_LAYER=1 stays in the environment "
+                      "(unsetenv is unsafe beside other threads): child processes load the tracing layer too");
+    }
     if (result == ZE_RESULT_SUCCESS) {
         started = 1;
         make_tracer(variable);

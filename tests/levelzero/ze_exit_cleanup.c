@@ -28,7 +28,8 @@ static void *memory, *kept_memory;
 
 static void make_objects(ze_driver_handle_t driver, ze_device_handle_t device)
 {
-    if (zeContextCreate(driver, &zt_context_desc, &context) || zeEventPoolCreate(context, &zt_pool_desc, 1, &device, &pool) ||
+    if (zeContextCreate(driver, &zt_context_desc, &context) ||
+        zeEventPoolCreate(context, &zt_pool_desc, 1, &device, &pool) ||
         zeEventCreate(pool, &zt_event_desc, &event) || zeCommandListCreate(context, device, &zt_list_desc, &list) ||
         zeMemAllocHost(context, &zt_host_alloc_desc, 4096, 0, &memory)) {
         fprintf(stderr, "could not make the objects\n");
@@ -117,7 +118,8 @@ static void check_mode(const char *self, const char *mode, int leaks)
     ok &= verify(strstr(child.out, "released\n") && !strstr(child.out, "failed"), "every release succeeded");
     ok &= verify(child.status == (leaks ? 23 : 0), leaks ? "exit status 23 (a leak)" : "exit status 0");
     if (leaks)
-        ok &= verify(strstr(child.err, "2 leaked objects (512 bytes)") != NULL, "the context and one allocation leaked");
+        ok &= verify(strstr(child.err, "2 leaked objects (512 bytes)") != NULL,
+                     "the context and one allocation leaked");
     else
         ok &= verify(!strstr(child.err, "leaked"), "no leak reported");
     if (!ok) {

@@ -42,10 +42,48 @@ static int child(void)
     return 0;
 }
 
+/* What the program's environment holds after its zeInit. */
+static int child_environment(void)
+{
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    zt_open(&driver, &device);
+    const char *variable = getenv("ZE_ENABLE_TRACING_LAYER");
+    printf("ZE_ENABLE_TRACING_LAYER after zeInit: %s\n", variable ? variable : "(unset)");
+    return 0;
+}
+
+/* A driver that starts a thread in zeInit: livetrack cannot take its
+ * variable out again (unsetenv beside other threads is unsafe), and says
+ * so; with a driver that starts none, the program never sees it. */
+static void check_environment(char *self, const char *driver, const char *preload, const char *directory)
+{
+    char out[1024], err[1024];
+    snprintf(out, sizeof out, "%s/environment.out", directory);
+    snprintf(err, sizeof err, "%s/environment.err", directory);
+    char *argv[] = {self, "child-environment", NULL};
+    for (int threads = 0; threads <= 1; threads++) {
+        const char *env[] = {driver, preload, "ZE_ENABLE_TRACING_LAYER",
+                             threads ? "ZTD_START_THREAD=1" : "ZTD_START_THREAD", "LIVETRACK_EXIT_REPORT=off", NULL};
+        CHECK_EQ_INT(zt_run(argv, env, out, err), 0);
+        char *printed = zt_read_file(out), *said = zt_read_file(err);
+        int note = said && strstr(said, "ZE_ENABLE_TRACING_LAYER=1 stays in the environment") != NULL;
+        CHECK(printed && strstr(printed, threads ? "after zeInit: 1\n" : "after zeInit: (unset)\n"));
+        CHECK(note == threads);
+        if (!printed || note != threads)
+            fprintf(stderr, "driver thread %d: stdout:\n%sstderr:\n%s", threads, printed ? printed : "",
+                    said ? said : "");
+        free(printed);
+        free(said);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "child"))
         return child();
+    if (argc == 2 && !strcmp(argv[1], "child-environment"))
+        return child_environment();
     /* The front end dlopened, not preloaded: its zeInit interposes
      * nothing, so it starts the loader from its constructor as for a
      * program that dlopens the loader, and still tracks. */
@@ -88,6 +126,8 @@ int main(int argc, char **argv)
     char *dlopened = zt_read_file(report);
     CHECK(dlopened && strstr(dlopened, "livetrack: 1 leaked ze_context"));
     free(dlopened);
+
+    check_environment(argv[0], driver, preload, directory);
 
     /* zeInit from a library constructor that ran before the front end's */
     char *early_argv[] = {argv[3], NULL};

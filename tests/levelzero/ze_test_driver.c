@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define TEST_DRIVER_EXPORT __attribute__((visibility("default")))
 
@@ -281,12 +282,28 @@ static ze_result_t destroy_object(const void *handle, object_kind kind)
 
 /* ---- global, driver, device --------------------------------------------- */
 
+/* A thread of the driver's own, as real drivers start in zeInit. */
+static void *driver_thread(void *unused)
+{
+    (void)unused;
+    for (;;)
+        pause();
+    return NULL;
+}
+
 static ze_result_t ZE_APICALL driver_init(ze_init_flags_t flags)
 {
     (void)flags;
     COUNT_CALL(zeInit);
     const char *yield = getenv("ZTD_YIELD_AFTER_DESTROY");
     yield_after_destroy = yield && strcmp(yield, "1") == 0;
+    /* ZTD_START_THREAD=1: start one, once. */
+    static atomic_int thread_started;
+    const char *start_thread = getenv("ZTD_START_THREAD");
+    pthread_t thread;
+    if (start_thread && !strcmp(start_thread, "1") && !atomic_exchange(&thread_started, 1) &&
+        pthread_create(&thread, NULL, driver_thread, NULL) == 0)
+        pthread_detach(thread);
     return ZE_RESULT_SUCCESS;
 }
 
