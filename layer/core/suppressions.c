@@ -3,7 +3,6 @@
  * patterns (format in suppressions.h).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 
 #include "core_internal.h"
 #include "suppressions.h"
+#include "wildcard.h"
 
 static const struct {
     const char *name;
@@ -170,12 +170,11 @@ const lt_suppressions *lt_suppressions_get(void)
     return &loaded;
 }
 
-static int glob_matches(const char *pattern, const char *text) { return text && fnmatch(pattern, text, 0) == 0; }
-
 long lt_suppress_type(const lt_suppressions *suppressions, const char *type_name)
 {
     for (size_t i = 0; i < suppressions->count; i++)
-        if (suppressions->items[i].kind == LT_SUPPRESS_TYPE && glob_matches(suppressions->items[i].pattern, type_name))
+        if (suppressions->items[i].kind == LT_SUPPRESS_TYPE &&
+            lt_wildcard_matches(suppressions->items[i].pattern, type_name))
             return (long)i;
     return -1;
 }
@@ -213,11 +212,11 @@ long lt_suppress_frames(const lt_suppressions *suppressions, const livetrack_fra
                                : s->kind == LT_SUPPRESS_MODULE ? frames[f].module
                                : s->kind == LT_SUPPRESS_FILE   ? frames[f].file
                                                                : NULL;
-            if (glob_matches(s->pattern, text))
+            if (lt_wildcard_matches(s->pattern, text))
                 return (long)i;
             char plain[512];
             if (s->kind == LT_SUPPRESS_FUNCTION &&
-                glob_matches(s->pattern, without_clone_suffix(text, plain, sizeof plain)))
+                lt_wildcard_matches(s->pattern, without_clone_suffix(text, plain, sizeof plain)))
                 return (long)i;
         }
     }

@@ -3,12 +3,13 @@
  * LIVETRACK_SUPPRESSIONS, for leaks the program cannot fix (inside a
  * third-party library, a driver's own objects).
  *
- * One pattern a line, `kind:glob`, with kind one of
+ * One pattern a line, `kind:pattern`, with kind one of
  *   type      the object's type name            type:cl_event
  *   function  a function of its creation stack  function:third_party_*
  *   module    a module of its creation stack    module:*libfoo.so*
  *   file      a source file of its stack        file:*third_party*
- * `*` and `?` are wildcards (fnmatch; `*` also matches `/`). `#` starts a
+ * `*` matches any run of bytes (`/` included) and `?` one byte; every other
+ * byte, `[`, `]` and `\` too, stands for itself (wildcard.h). `#` starts a
  * comment line; blank lines are ignored. A line that is none of these gets
  * one message naming file:line and is ignored; an unreadable file gets one
  * message and suppresses nothing.
@@ -32,7 +33,7 @@ typedef enum lt_suppression_kind {
 
 typedef struct lt_suppression {
     lt_suppression_kind kind;
-    const char *pattern; /* the glob, after "kind:" */
+    const char *pattern; /* after "kind:", matched by lt_wildcard_matches */
     const char *text;    /* the whole pattern as written ("type:cl_event") */
     unsigned line;       /* in the file, for the report */
 } lt_suppression;

@@ -8,7 +8,9 @@
  *
  * The leaks to suppress come from libreport_thirdparty (a stand-in for a
  * third-party library) and from one type; each case is a child with its
- * own suppressions file.
+ * own suppressions file. Patterns know only `*` and `?`: names with `[`,
+ * `]` and `\` (C++ ones copied from a report) match themselves; the
+ * matcher (wildcard.c, compiled in) is also tried on its own.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "livetrack/livetrack.h"
 #include "report_test_util.h"
 #include "report_thirdparty.h"
+#include "wildcard.h"
 
 enum { T_BUFFER, T_EVENT, T_COUNT };
 static const char *const type_names[T_COUNT] = {"rs_buffer", "rs_event"};
@@ -50,11 +53,49 @@ static int child(const char *json_path)
     return 0;
 }
 
+/* Types named as C++ names and paths are: one object of each. */
+static const char *const special_names[] = {
+    "make_name[abi:cxx11](_cl_context*, _cl_mem**)",
+    "operator[]",
+    "we\"ird\\fn",
+    "ns/sub/dir/leaf",
+    "img2d",
+    "img3d",
+    "img22d",
+    "selact",
+    "operator]",
+};
+enum { SPECIAL_COUNT = sizeof special_names / sizeof special_names[0] };
+
+/* Child: one object of each special type; the same outputs as child(). */
+static int special_names_child(const char *json_path)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", special_names, SPECIAL_COUNT);
+    for (unsigned i = 0; i < SPECIAL_COUNT; i++)
+        make(0x5000 + (uint64_t)i * 16, i, 10);
+    size_t leaked = livetrack_write_report(stdout, LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_ALWAYS, 0);
+    FILE *file = fopen(json_path, "w");
+    if (file) {
+        livetrack_write_report(file, LIVETRACK_FORMAT_JSON, 0, 0);
+        fclose(file);
+    }
+    printf("reported %zu\n", leaked);
+    return 0;
+}
+
 static char dir[] = "/tmp/livetrack-report-supp-XXXXXX";
 
 /* Run the child with `patterns` as its suppressions file (NULL: the path
  * `file` as is). */
+static void run_child_with(const char *mode, const char *patterns, const char *file, rt_child *child);
+
 static void run_with(const char *patterns, const char *file, rt_child *child)
+{
+    run_child_with("child", patterns, file, child);
+}
+
+/* Run the child of `mode` ("child", "special-names") with `patterns`. */
+static void run_child_with(const char *mode, const char *patterns, const char *file, rt_child *child)
 {
     char path[300], setting[400], json[300];
     snprintf(path, sizeof path, "%s/patterns.supp", dir);
@@ -63,7 +104,7 @@ static void run_with(const char *patterns, const char *file, rt_child *child)
     snprintf(setting, sizeof setting, "LIVETRACK_SUPPRESSIONS=%s", patterns ? path : file);
     snprintf(json, sizeof json, "%s/report.json", dir);
     const char *const set[] = {setting, "LIVETRACK_EXIT_REPORT=off", NULL};
-    char *argv[] = {(char *)rt_self(), "child", json, NULL};
+    char *argv[] = {(char *)rt_self(), (char *)mode, json, NULL};
     CHECK_EQ_INT(rt_run(argv, set, NULL, child), 0);
     CHECK_EQ_INT(child->status, 0);
 }
@@ -239,15 +280,116 @@ static void test_bad_lines(void)
     rt_child_free(&child);
 }
 
+/* The matcher alone: `*` and `?` are its only special bytes. */
+static void test_matcher(void)
+{
+    static const struct {
+        const char *pattern, *text;
+        int matches;
+    } cases[] = {
+        {"make_name[abi:cxx11](_cl_context*, _cl_mem**)", "make_name[abi:cxx11](_cl_context*, _cl_mem**)", 1},
+        {"make_name[abi:cxx11]*", "make_name[abi:cxx11](_cl_context*, _cl_mem**)", 1},
+        {"make_name[abi:cxx11]*", "make_namea(_cl_context*)", 0}, /* not a bracket expression */
+        {"operator[]", "operator[]", 1},
+        {"std::vector<int>::operator[](unsigned long)", "std::vector<int>::operator[](unsigned long)", 1},
+        {"x[ab]y", "xay", 0},
+        {"x[!a]y", "xby", 0},
+        {"[", "[", 1},
+        {"]", "]", 1},
+        {"we\"ird\\fn", "we\"ird\\fn", 1}, /* a backslash is itself */
+        {"we\"ird\\fn", "we\"irdfn", 0},
+        {"C:\\src\\*", "C:\\src\\lib.c", 1},
+        {"\\*", "*", 0},
+        {"\\*", "\\anything", 1},
+        {"*/external/*", "/src/proj/external/lib.c", 1}, /* `*` spans `/` */
+        {"*/external/*", "external/lib.c", 0},
+        {"/opt/app[1]/*", "/opt/app[1]/lib.so", 1},
+        {"fz_?", "fz_a", 1},
+        {"fz_?", "fz_", 0},
+        {"fz_?", "fz_ab", 0},
+        {"a?c", "a/c", 1}, /* `?` takes `/` too */
+        {"*", "", 1},
+        {"", "", 1},
+        {"", "a", 0},
+        {"**a**", "bab", 1},
+        {"*a*b*c", "xaxbxcxc", 1}, /* the last `*` comes back for the second c */
+        {"*ab", "aab", 1},
+        {"a*b?d", "axxbbd", 1},
+        {"a*b?d", "axxbd", 0},
+        {"*.so*", "/usr/lib/libfoo.so.1", 1},
+        {"{lambda()#1}", "{lambda()#1}", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (lt_wildcard_matches(cases[i].pattern, cases[i].text) != cases[i].matches) {
+            fprintf(stderr, "  \"%s\" against \"%s\": expected %d\n", cases[i].pattern, cases[i].text,
+                    cases[i].matches);
+            CHECK(0);
+        }
+    CHECK(!lt_wildcard_matches("*", NULL));
+
+    /* a long name against many stars: quick, and no recursion to run out of stack */
+    enum { LONG = 1 << 16 };
+    static char text[LONG + 1], pattern[4 * 64 + 2];
+    memset(text, 'a', LONG);
+    text[LONG] = '\0';
+    size_t at = 0;
+    for (int star = 0; star < 64; star++) {
+        memcpy(pattern + at, "*a?a", 4);
+        at += 4;
+    }
+    pattern[at++] = 'b'; /* never there: every way is tried and fails */
+    pattern[at] = '\0';
+    CHECK(!lt_wildcard_matches(pattern, text));
+    pattern[at - 1] = '*';
+    CHECK(lt_wildcard_matches(pattern, text));
+}
+
+/* Names with `[`, `]` and `\` suppress themselves, as the docs say; the
+ * patterns that only a glob would read as a bracket expression or an
+ * escape match nothing. */
+static void test_special_characters(void)
+{
+    rt_child child;
+    run_child_with("special-names",
+                   "type:sel[ab]ct\n"   /* a glob takes selact */
+                   "type:operator[]]\n" /* a glob takes operator] */
+                   "type:img\\2d\n"     /* a glob takes img2d */
+                   "type:make_name[abi:cxx11](_cl_context*, _cl_mem**)\n"
+                   "type:operator[]\n"
+                   "type:we\"ird\\fn\n"
+                   "type:ns/*/leaf\n" /* `*` spans sub/dir */
+                   "type:img?d\n",    /* img2d and img3d, not img22d */
+                   NULL, &child);
+    int failed = check_failed;
+    CHECK(strstr(child.out, "reported 3\n") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.out, "livetrack: suppressed: 6 objects (60 bytes) by LIVETRACK_SUPPRESSIONS="),
+                 1);
+    CHECK_EQ_INT(rt_count(child.err, "livetrack:"), 0);
+    const char *checks[] = {"[p['objects'] for p in r['suppression_patterns']] == [0, 0, 0, 1, 1, 1, 1, 2]",
+                            "[p['line'] for p in r['suppression_patterns']] == [1, 2, 3, 4, 5, 6, 7, 8]",
+                            "r['suppression_patterns'][5]['pattern'] == 'type:we\"ird' + chr(92) + 'fn'",
+                            "sorted(t['type'] for t in r['by_type']) == ['img22d', 'operator]', 'selact']",
+                            "r['summary']['leaked_objects'] == 3 and r['summary']['suppressed_objects'] == 6",
+                            NULL};
+    CHECK(rt_check_json(json_path(), checks));
+    if (check_failed != failed)
+        rt_child_dump("special characters", &child);
+    rt_child_free(&child);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && !strcmp(argv[1], "special-names"))
+        return special_names_child(argv[2]);
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
     if (argc > 2 && !strcmp(argv[1], "child"))
         return child(argv[2]);
     CHECK(mkdtemp(dir) != NULL);
+    test_matcher();
     test_kinds();
     test_order_and_comments();
     test_bad_lines();
+    test_special_characters();
     if (!check_failed) {
         char path[300];
         snprintf(path, sizeof path, "%s/patterns.supp", dir);

@@ -4,14 +4,14 @@
  *   - each LIVETRACK_* setting's value parser (settings.c), and the "%p"
  *     path expansion;
  *   - the suppressions file (suppressions.c): which lines become
- *     patterns, and which pattern matches a type name or a stack frame.
+ *     patterns, and which pattern matches a type name or a stack frame
+ *     (`*` any run of bytes, `?` one byte, every other byte itself).
  *
  * The first input byte picks the parser; the rest is its text. This file
  * includes settings.c to reach its table and its parser, which are
  * private to it; the program links the rest of the core as usual.
  */
 #include <ctype.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -297,11 +297,37 @@ static size_t clone_suffix_at(const char *name)
     return 0;
 }
 
+/* Names are picked below 128 bytes. */
+#define MAX_NAME 128
+
+/* Whether `pattern` matches all of `name`, by dynamic programming rather
+ * than the matcher's backtracking: reached[j] says whether the pattern so
+ * far can match the first j bytes of the name. `*` reaches every length
+ * from the shortest reached one, `?` and a literal byte move one on. */
+static int reference_wildcard(const char *pattern, const char *name)
+{
+    size_t length = strlen(name);
+    if (length >= MAX_NAME)
+        abort();
+    unsigned char reached[MAX_NAME + 1] = {1};
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '*') {
+            for (size_t j = 1; j <= length; j++)
+                reached[j] |= reached[j - 1];
+            continue;
+        }
+        for (size_t j = length; j > 0; j--)
+            reached[j] = reached[j - 1] && (*p == '?' || *p == name[j - 1]);
+        reached[0] = 0;
+    }
+    return reached[length];
+}
+
 static long reference_match(const ref_item *items, size_t count, lt_suppression_kind kind, const char *name)
 {
     for (size_t i = 0; i < count; i++) {
         const char *colon = strchr(items[i].text, ':');
-        if (items[i].kind == kind && name && fnmatch(colon + 1, name, 0) == 0)
+        if (items[i].kind == kind && name && reference_wildcard(colon + 1, name))
             return (long)i;
     }
     return -1;
@@ -357,7 +383,7 @@ static void fuzz_suppressions(const uint8_t *data, size_t size)
 
     const char *text = (const char *)data;
     for (size_t round = 0; round < 4; round++) {
-        char name[3][128];
+        char name[3][MAX_NAME];
         for (int n = 0; n < 3; n++)
             pick_name(text, size, round * 131 + (size_t)n * 17 + (size ? data[(round + (size_t)n) % size] : 0),
                       name[n], sizeof name[n]);
@@ -377,15 +403,15 @@ static void fuzz_suppressions(const uint8_t *data, size_t size)
                                         : items[i].kind == LT_SUPPRESS_MODULE ? frames[f].module
                                         : items[i].kind == LT_SUPPRESS_FILE   ? frames[f].file
                                                                               : NULL;
-                if (candidate && fnmatch(strchr(items[i].text, ':') + 1, candidate, 0) == 0)
+                if (candidate && reference_wildcard(strchr(items[i].text, ':') + 1, candidate))
                     want = (long)i;
                 /* a function also by its name without a gcc clone suffix */
-                char plain[128];
+                char plain[MAX_NAME];
                 size_t cut = items[i].kind == LT_SUPPRESS_FUNCTION && candidate ? clone_suffix_at(candidate) : 0;
                 if (want < 0 && cut) {
                     memcpy(plain, candidate, cut);
                     plain[cut] = '\0';
-                    if (fnmatch(strchr(items[i].text, ':') + 1, plain, 0) == 0)
+                    if (reference_wildcard(strchr(items[i].text, ':') + 1, plain))
                         want = (long)i;
                 }
             }

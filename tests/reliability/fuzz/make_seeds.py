@@ -113,6 +113,13 @@ config_seeds = {
     # comments after a pattern (a # after a blank) and a # inside one
     "suppressions_comments": b"\x01type:cl_event  # ours\nfunction:fz_#name\nmodule:*libfoo.so*\t#tab\n   # indented\n"
                              b"file:a #b #c\ntype:#\ntype: #only a comment\n#\n",
+    # `[`, `]` and `\` are bytes like any other (no bracket expressions, no escapes); the names after the
+    # patterns are there to be picked as names to match
+    "suppressions_brackets": b"\x01type:*[ab]*\nfile:*\\*\ntype:make_name[abi:cxx11](_cl_context*, _cl_mem**)\n"
+                             b"function:operator[]\nmodule:/opt/app[1]/*\nfile:C:\\src\\*.c\ntype:we\"ird\\fn\n"
+                             b"function:x[!a]y\ntype:[\nfunction:]\nmodule:\\\n"
+                             b"make_name[abi:cxx11](_cl_context*, _cl_mem**)\noperator[]\n/opt/app[1]/lib.so\n"
+                             b"C:\\src\\lib.c\nwe\"ird\\fn\nxby\nabc\n[\n]\n\\\n",
 }
 
 
