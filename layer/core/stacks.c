@@ -421,19 +421,41 @@ void lt_stacks_unlock_all(void)
 /* ---- public reading ---------------------------------------------------- */
 
 /* Index of the first frame that is the application's: frames inside
- * livetrack, the loaders and the runtimes come first and are dropped. */
+ * livetrack, the loaders and the runtimes come first and are dropped.
+ *
+ * Scanned from the inside out, run by run of internal frames. The
+ * innermost run always goes. A run further out goes too when it is only
+ * loaders' and runtimes' frames: what lies between was not the program's
+ * call either (another layer between the loader and livetrack, a runtime
+ * running its initialisation under pthread_once). A run further out with
+ * a frame of livetrack's own ends the scan instead: livetrack called out
+ * there, to the driver or to the program, and the program was called
+ * back (an event or destructor callback through livetrack's wrapper, a
+ * report function). The frames between are the program's callback, the
+ * line that made the object; the frames beyond it say who ran it. */
 static unsigned app_start(stack_entry *e)
 {
     int8_t start = __atomic_load_n(&e->app_start, __ATOMIC_RELAXED);
     if (start >= 0)
         return (unsigned)start;
     unsigned i = 0;
-    /* Scan from the outside in: the last internal frame ends the prefix,
-     * so a callback into the application from inside a driver (rare)
-     * does not cut the stack short at its first application frame. */
-    for (unsigned j = 0; j < e->depth; j++)
-        if (lt_address_is_internal(e->frames[j]))
-            i = j + 1;
+    int past_a_run = 0;
+    for (unsigned j = 0; j < e->depth;) {
+        lt_frame_owner owner = lt_address_owner(e->frames[j]);
+        if (owner == LT_FRAME_PROGRAM) {
+            j++;
+            continue;
+        }
+        int livetrack_in_run = 0;
+        while (owner != LT_FRAME_PROGRAM) {
+            livetrack_in_run |= owner == LT_FRAME_LIVETRACK;
+            owner = ++j < e->depth ? lt_address_owner(e->frames[j]) : LT_FRAME_PROGRAM;
+        }
+        if (past_a_run && livetrack_in_run)
+            break; /* a callback: the program's frames start at i */
+        i = j;
+        past_a_run = 1;
+    }
     if (i >= e->depth)
         i = 0; /* nothing but internal frames: show them rather than nothing */
     __atomic_store_n(&e->app_start, (int8_t)i, __ATOMIC_RELAXED);

@@ -169,7 +169,7 @@ typedef struct module {
     unsigned char build_id[MAX_BUILD_ID];
     unsigned char build_id_length; /* 0: none in memory */
     signed char dwfl_state;        /* 0: not reported yet, 1: usable, -1: libdw cannot help */
-    unsigned char internal;
+    unsigned char owner; /* an lt_frame_owner */
     unsigned char loaded; /* 0: dlclose()d, kept for addresses taken before */
     unsigned char is_exe;
 } module;
@@ -199,24 +199,28 @@ static size_t stale_dwfl_modules;
 
 static void cache_clear(void);
 
-/* Loader and runtime modules whose frames are never the application's. */
-static int name_is_internal(const char *path)
+/* Livetrack's modules, and the loader and runtime modules, whose frames
+ * are never the application's. */
+static lt_frame_owner owner_by_name(const char *path)
 {
-    static const char *const prefixes[] = {
-        "liblivetrack",     "libOpenCL.so",  "libze_loader.so", "libze_tracing_layer.so",
-        "libcuda.so",       "libcudart.so",  "libcupti.so",     "libnvidia-",
+    static const char livetrack_prefix[] = "liblivetrack";
+    static const char *const runtime_prefixes[] = {
+        "libOpenCL.so", "libze_loader.so", "libze_tracing_layer.so", "libcuda.so",
+        "libcudart.so", "libcupti.so",     "libnvidia-",
     };
     if (!path)
-        return 0;
+        return LT_FRAME_PROGRAM;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
-            return 1;
+    if (strncmp(base, livetrack_prefix, sizeof livetrack_prefix - 1) == 0)
+        return LT_FRAME_LIVETRACK;
+    for (size_t i = 0; i < sizeof runtime_prefixes / sizeof runtime_prefixes[0]; i++)
+        if (strncmp(base, runtime_prefixes[i], strlen(runtime_prefixes[i])) == 0)
+            return LT_FRAME_RUNTIME;
     for (size_t i = 0; i < registered_count; i++)
         if (registered_names[i] == path) /* both interned */
-            return 1;
-    return 0;
+            return LT_FRAME_RUNTIME;
+    return LT_FRAME_PROGRAM;
 }
 
 /* The GNU build ID note of a loaded object, read from its mapped PT_NOTE
@@ -388,7 +392,7 @@ static int rebuild_table(void)
             modules[i].loaded = 1;
             continue;
         }
-        now->internal = (unsigned char)name_is_internal(now->name);
+        now->owner = (unsigned char)owner_by_name(now->name);
         modules[module_count++] = *now;
     }
 
@@ -458,7 +462,10 @@ static void apply_registrations(void)
     while (p) {
         module *m = find_module(p->address);
         if (m) {
-            m->internal = 1;
+            /* Registered: at least a runtime's. Livetrack's own modules
+             * (a front end registers itself) stay livetrack's. */
+            if (m->owner == LT_FRAME_PROGRAM)
+                m->owner = LT_FRAME_RUNTIME;
             size_t i = 0;
             while (i < registered_count && registered_names[i] != m->name)
                 i++;
@@ -914,19 +921,21 @@ size_t lt_symbolize_address(uintptr_t address, livetrack_frame *out, size_t max)
     return n;
 }
 
-int lt_address_is_internal(uintptr_t address)
+lt_frame_owner lt_address_owner(uintptr_t address)
 {
     if (address == 0)
-        return 0;
+        return LT_FRAME_PROGRAM;
     pthread_mutex_lock(&lock);
     refresh_modules();
     /* A return address may sit just past its module's last byte (a call
      * to a noreturn function at the very end): look up the call itself. */
     module *m = find_module(address - 1);
-    int internal = m ? m->internal : 0;
+    lt_frame_owner owner = m ? (lt_frame_owner)m->owner : LT_FRAME_PROGRAM;
     pthread_mutex_unlock(&lock);
-    return internal;
+    return owner;
 }
+
+int lt_address_is_internal(uintptr_t address) { return lt_address_owner(address) != LT_FRAME_PROGRAM; }
 
 LIVETRACK_API void livetrack_add_internal_module(const void *address)
 {

@@ -21,10 +21,21 @@
  * exact line. Strings stay valid until exit. */
 size_t lt_symbolize_address(uintptr_t address, livetrack_frame *out, size_t max);
 
+/* Whose code a return address lies in. Livetrack's own libraries are
+ * told apart from the loaders and runtimes because a frame of theirs
+ * further out than the program's frames means livetrack called out and
+ * the program was called back (a callback wrapper): stacks.c's app_start. */
+typedef enum lt_frame_owner {
+    LT_FRAME_PROGRAM,   /* any module not below, and addresses in none */
+    LT_FRAME_RUNTIME,   /* libOpenCL, libze_loader, libze_tracing_layer, libcuda, libcudart, libcupti,
+                           libnvidia-*, and the modules named with livetrack_add_internal_module() */
+    LT_FRAME_LIVETRACK, /* liblivetrack*: the core and its front ends */
+} lt_frame_owner;
+
+lt_frame_owner lt_address_owner(uintptr_t address);
+
 /* 1 when the address lies in a module whose frames are not the
- * application's: livetrack's own libraries, the API loaders and runtimes
- * (libOpenCL, libze_loader, libze_tracing_layer, libcuda, libcudart,
- * libcupti) and the modules named with livetrack_add_internal_module(). */
+ * application's: livetrack's own or a loader's or runtime's. */
 int lt_address_is_internal(uintptr_t address);
 
 #endif

@@ -183,7 +183,9 @@ static void test_internal(void)
     Dl_info info;
     CHECK(dladdr((void *)in_livetrack, &info) && strstr(info.dli_fname, "liblivetrack"));
     CHECK_EQ_INT(lt_address_is_internal(in_livetrack + 1), 1);
+    CHECK_EQ_INT(lt_address_owner(in_livetrack + 1), LT_FRAME_LIVETRACK);
     /* the application */
+    CHECK_EQ_INT(lt_address_owner(lt_test_capture()), LT_FRAME_PROGRAM);
     CHECK_EQ_INT(lt_address_is_internal((uintptr_t)&lt_test_capture + 1), 0);
     CHECK_EQ_INT(lt_address_is_internal(lt_test_capture()), 0);
     CHECK_EQ_INT(lt_address_is_internal(libc_function("bsearch") + 1), 0);
@@ -257,6 +259,7 @@ static void test_plugin(void)
     CHECK_EQ_INT(lt_address_is_internal(a), 0);
     livetrack_add_internal_module((const void *)a);
     CHECK_EQ_INT(lt_address_is_internal(a), 1);
+    CHECK_EQ_INT(lt_address_owner(a), LT_FRAME_RUNTIME); /* registered: a loader's or runtime's, as far as we know */
     CHECK_EQ_INT(lt_address_is_internal(b), 1);
     CHECK_EQ_INT(lt_address_is_internal(lt_test_capture()), 0);
 

@@ -7,7 +7,8 @@
  * schema), that each leak has its own site whose frame #0 is that line,
  * with the right type, count, bytes and kept-alive objects. Also:
  * LIVETRACK_EXIT_CODE, suppressions by module, function and type (a leak
- * inside libcl_site_vendor), and call sites off.
+ * inside libcl_site_vendor), call sites off, and leaks made inside the
+ * program's callbacks (their sites start at the callback's line).
  *
  * Usage: cl_report_sites /path/to/cl_site_leaky /path/to/tests/opencl
  */
@@ -32,6 +33,13 @@ static planted leaks[] = {
     {"LEAK:marker", "cl_site_leaky.c", "main", "cl_event", 1, 0, 0},
 };
 enum { PLANTED = sizeof leaks / sizeof leaks[0] };
+
+/* cl_site_leaky callbacks: largest first. */
+static planted callback_leaks[] = {
+    {"LEAK:event_callback", "cl_site_leaky.c", "leak_in_event_callback", "cl_mem", 1, 128, 0},
+    {"LEAK:destructor_callback", "cl_site_leaky.c", "leak_in_destructor_callback", "cl_mem", 1, 64, 0},
+};
+enum { CALLBACK_PLANTED = sizeof callback_leaks / sizeof callback_leaks[0] };
 
 static const char *leaky;
 static char dir[] = "/tmp/livetrack-cl-report-sites-XXXXXX";
@@ -81,6 +89,25 @@ static void expected_header(const planted *leak, char *out, size_t size)
     snprintf(out, size, "livetrack: %u leaked %s (%s) created at:", leak->objects, leak->type, bytes);
 }
 
+/* Each planted leak has a site in the text report whose frame #0 is its
+ * line, with its header. */
+static void check_planted_sites(const char *text, const planted *planted_leaks, int count)
+{
+    for (int i = 0; i < count; i++) {
+        char header[256], expected[256];
+        expected_header(&planted_leaks[i], expected, sizeof expected);
+        int found = site_header(text, &planted_leaks[i], header, sizeof header);
+        CHECK(found);
+        if (!found)
+            fprintf(stderr, "  no site with frame #0 in %s at %s:%d (%s)\n", planted_leaks[i].function,
+                    planted_leaks[i].file, planted_leaks[i].line, planted_leaks[i].marker);
+        else if (strcmp(header, expected) != 0) {
+            CHECK(!"site header differs");
+            fprintf(stderr, "  %s: got \"%s\", expected \"%s\"\n", planted_leaks[i].marker, header, expected);
+        }
+    }
+}
+
 static void test_sites(void)
 {
     char json_setting[300], path[300];
@@ -92,19 +119,7 @@ static void test_sites(void)
     CHECK_EQ_INT(child.status, 0);
     int failed = check_failed;
     /* text: each leak at its line, with its header */
-    for (int i = 0; i < PLANTED; i++) {
-        char header[256], expected[256];
-        expected_header(&leaks[i], expected, sizeof expected);
-        int found = site_header(child.err, &leaks[i], header, sizeof header);
-        CHECK(found);
-        if (!found)
-            fprintf(stderr, "  no site with frame #0 in %s at %s:%d (%s)\n", leaks[i].function, leaks[i].file,
-                    leaks[i].line, leaks[i].marker);
-        else if (strcmp(header, expected) != 0) {
-            CHECK(!"site header differs");
-            fprintf(stderr, "  %s: got \"%s\", expected \"%s\"\n", leaks[i].marker, header, expected);
-        }
-    }
+    check_planted_sites(child.err, leaks, PLANTED);
     char first[256];
     snprintf(first, sizeof first, "livetrack: 15 leaked objects (4.8 KiB) from 6 call sites at exit of pid %ld",
              (long)child.pid);
@@ -153,6 +168,31 @@ static void test_sites(void)
     unlink(path);
     if (check_failed != failed)
         rt_child_dump("cl_site_leaky leak", &child);
+    rt_child_free(&child);
+}
+
+/* A buffer made in an event callback (on pocl's thread, run by
+ * livetrack's callback wrapper) and one made in a destructor callback
+ * (run inside the program's clReleaseMemObject, through livetrack's
+ * wrapper of it): frame #0 of each site is the callback's own line, not
+ * a driver frame nor the program's release. The frames further out say
+ * who ran the callback: the program's clReleaseMemObject for the
+ * destructor. */
+static void test_callback_sites(void)
+{
+    rt_child child;
+    if (!run_leaky("callbacks", NULL, &child))
+        return;
+    int failed = check_failed;
+    CHECK_EQ_INT(child.status, 0);
+    check_planted_sites(child.err, callback_leaks, CALLBACK_PLANTED);
+    const char *total = "livetrack: total: 2 leaked objects, 192 bytes (192 bytes), from 2 call sites";
+    CHECK_EQ_INT(rt_count_lines(child.err, total), 1);
+    char *block = rt_block_after(child.err, "livetrack: 1 leaked cl_mem (64 bytes)");
+    CHECK(block && strstr(block, "    #1 0x") && strstr(strstr(block, "    #1 0x"), " in leak_in_callbacks "));
+    free(block);
+    if (check_failed != failed)
+        rt_child_dump("cl_site_leaky callbacks", &child);
     rt_child_free(&child);
 }
 
@@ -245,12 +285,18 @@ int main(int argc, char **argv)
         leaks[i].line = rt_marker_line(source, leaks[i].marker);
         CHECK(leaks[i].line > 0);
     }
+    for (int i = 0; i < CALLBACK_PLANTED; i++) {
+        snprintf(source, sizeof source, "%s/%s", argv[2], callback_leaks[i].file);
+        callback_leaks[i].line = rt_marker_line(source, callback_leaks[i].marker);
+        CHECK(callback_leaks[i].line > 0);
+    }
     CHECK(getenv("OPENCL_LAYERS") && *getenv("OPENCL_LAYERS"));
     CHECK(mkdtemp(dir) != NULL);
     test_sites();
     test_exit_code();
     test_suppressions();
     test_call_sites_off();
+    test_callback_sites();
     rmdir(dir);
     return check_summary("cl_report_sites");
 }

@@ -12,12 +12,23 @@
  *                        made inside libcl_site_vendor; context and queue
  *                        are released (kept alive by the leaks)
  *   cl_site_leaky clean  the same work, everything released
+ *   cl_site_leaky callbacks
+ *                        leaks a 128-byte buffer made in an event
+ *                        callback (on a driver thread, through
+ *                        livetrack's callback wrapper) and a 64-byte
+ *                        buffer made in a memory object's destructor
+ *                        callback (run inside the program's
+ *                        clReleaseMemObject, through livetrack's wrapper
+ *                        of that call): each site starts at the
+ *                        callback's own line
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cl_site_vendor.h"
 
@@ -32,11 +43,66 @@
 
 static const char *source = "__kernel void k(__global int *p) { p[0] = 1; }\n";
 
+/* The context the callbacks make their buffers in. */
+static cl_context callback_context;
+static atomic_int event_callback_ran;
+
+static void CL_CALLBACK leak_in_event_callback(cl_event event, cl_int status, void *data)
+{
+    (void)event, (void)status, (void)data;
+    cl_mem leaked = clCreateBuffer(callback_context, CL_MEM_READ_WRITE, 128, NULL, NULL); /* LEAK:event_callback */
+    atomic_store(&event_callback_ran, leaked ? 1 : -1);
+}
+
+static void CL_CALLBACK leak_in_destructor_callback(cl_mem destroyed, void *data)
+{
+    (void)destroyed;
+    cl_mem leaked = clCreateBuffer(callback_context, CL_MEM_READ_WRITE, 64, NULL, NULL); /* LEAK:destructor_callback */
+    *(int *)data = leaked ? 1 : -1;
+}
+
+/* The callbacks' leaks; everything else released. */
+static int leak_in_callbacks(cl_device_id device)
+{
+    cl_int err = CL_SUCCESS;
+    callback_context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    MUST(err);
+    cl_command_queue queue = clCreateCommandQueueWithProperties(callback_context, device, NULL, &err);
+    MUST(err);
+    cl_event marker = NULL;
+    MUST(clEnqueueMarkerWithWaitList(queue, 0, NULL, &marker));
+    MUST(clSetEventCallback(marker, CL_COMPLETE, leak_in_event_callback, NULL));
+    MUST(clFinish(queue));
+    /* The driver runs the callback on a thread of its own, maybe after clFinish returned. */
+    for (int i = 0; i < 10000 && !atomic_load(&event_callback_ran); i++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    if (atomic_load(&event_callback_ran) != 1) {
+        fprintf(stderr, "cl_site_leaky: the event callback did not make its buffer\n");
+        return 3;
+    }
+    MUST(clReleaseEvent(marker));
+
+    int destructor_ran = 0;
+    cl_mem destroyed = clCreateBuffer(callback_context, CL_MEM_READ_WRITE, 32, NULL, &err);
+    MUST(err);
+    MUST(clSetMemObjectDestructorCallback(destroyed, leak_in_destructor_callback, &destructor_ran));
+    MUST(clReleaseMemObject(destroyed));
+    if (destructor_ran != 1) {
+        fprintf(stderr, "cl_site_leaky: the destructor callback did not make its buffer\n");
+        return 3;
+    }
+    MUST(clReleaseCommandQueue(queue));
+    MUST(clReleaseContext(callback_context));
+    printf("cl_site_leaky: done\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int clean = argc > 1 && strcmp(argv[1], "clean") == 0;
-    if (argc < 2 || (!clean && strcmp(argv[1], "leak") != 0)) {
-        fprintf(stderr, "usage: cl_site_leaky leak|clean\n");
+    int callbacks = argc > 1 && strcmp(argv[1], "callbacks") == 0;
+    if (argc < 2 || (!clean && !callbacks && strcmp(argv[1], "leak") != 0)) {
+        fprintf(stderr, "usage: cl_site_leaky leak|clean|callbacks\n");
         return 64;
     }
     cl_platform_id platform;
@@ -44,6 +110,8 @@ int main(int argc, char **argv)
     cl_int err = CL_SUCCESS;
     MUST(clGetPlatformIDs(1, &platform, NULL));
     MUST(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, NULL));
+    if (callbacks)
+        return leak_in_callbacks(device);
     cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
     MUST(err);
     cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, NULL, &err);
