@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "printable.h"
 
 /* "livetrack run", or "livetrack" before a subcommand is known. */
 static char command_name[64] = "livetrack";
@@ -82,18 +83,7 @@ char *cli_strdup(const char *text)
     return copy;
 }
 
-void cli_make_printable(char *text, size_t length)
-{
-    unsigned char *bytes = (unsigned char *)text;
-    for (size_t i = 0; i < length; i++) {
-        if (bytes[i] < 0x20 || bytes[i] == 0x7f) {
-            bytes[i] = '?';
-        } else if (bytes[i] == 0xc2 && i + 1 < length && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9f) {
-            bytes[i] = bytes[i + 1] = '?';
-            i++;
-        }
-    }
-}
+void cli_make_printable(char *text, size_t length) { lt_make_printable(text, length); }
 
 void cli_parser_init(cli_parser *parser, const char *command, int argc, char **argv)
 {

@@ -3,11 +3,12 @@
 #include <string.h>
 
 #include "core_internal.h"
+#include "printable.h"
 
-void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, size_t size)
+/* The shape AddressSanitizer made familiar: index, address, function,
+ * source position, then the module and offset. */
+static void format_frame(const livetrack_frame *frame, unsigned index, char *out, size_t size)
 {
-    /* The shape AddressSanitizer made familiar: index, address, function,
-     * source position, then the module and offset. */
     int used = snprintf(out, size, "    #%u 0x%llx in %s", index, (unsigned long long)frame->address,
                         frame->function ? frame->function : "??");
     if (used < 0 || (size_t)used >= size)
@@ -26,3 +27,12 @@ void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, si
         snprintf(out + used, size - (size_t)used, " [inlined]");
 }
 
+void lt_format_frame(const livetrack_frame *frame, unsigned index, char *out, size_t size)
+{
+    if (!size)
+        return;
+    out[0] = '\0';
+    format_frame(frame, index, out, size);
+    /* Names from debug information may hold control characters. */
+    lt_make_printable(out, strlen(out));
+}

@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "core_internal.h"
+#include "printable.h"
 #include "history.h"
 #include "symbols.h"
 #include "timeline.h"
@@ -108,10 +109,13 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
     if (call_stack)
         append_stack(block, call_stack);
     if (domain && handle) {
-        const char *type_name = known ? livetrack_type_name(domain, history.type) : "object";
+        char type_buffer[256], api_buffer[256];
+        const char *type_name =
+            known ? lt_printable(livetrack_type_name(domain, history.type), type_buffer, sizeof type_buffer) : "object";
         if (!known) {
             append(block, "livetrack: %s handle 0x%llx was never created, or was released too long ago to be remembered\n",
-                   livetrack_domain_name(domain), (unsigned long long)handle);
+                   lt_printable(livetrack_domain_name(domain), api_buffer, sizeof api_buffer),
+                   (unsigned long long)handle);
         } else {
             append(block, "livetrack: %s 0x%llx was created at:\n", type_name, (unsigned long long)handle);
             append_stack(block, history.create_stack);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "printable.h"
 #include "report_writers.h"
 
 void lt_format_bytes(uint64_t bytes, char *out, size_t size)
@@ -39,6 +40,9 @@ void lt_format_bytes(uint64_t bytes, char *out, size_t size)
 
 static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
 
+/* Room for a name printed through lt_printable (longer ones are cut). */
+#define NAME_BUFFER 256
+
 static void print_frames(FILE *out, const livetrack_frame *frames, size_t count)
 {
     /* The same frame format as the misuse diagnostics (frames.c). */
@@ -55,8 +59,11 @@ static void print_site_header(FILE *out, const lt_report_site *site, const char 
 {
     char size[32];
     lt_format_bytes(site->bytes, size, sizeof size);
+    char name[NAME_BUFFER];
     const char *what = site->kind_count == 1
-                           ? livetrack_type_name((livetrack_domain)site->kinds[0].domain, site->kinds[0].type)
+                           ? lt_printable(livetrack_type_name((livetrack_domain)site->kinds[0].domain,
+                                                              site->kinds[0].type),
+                                          name, sizeof name)
                            : site->objects == 1 ? "object" : "objects";
     fprintf(out, "\nlivetrack: %" PRIu64 " %s %s (%s)%s\n", site->objects, adjective, what, size,
             call_sites ? " created at:" : "");
@@ -81,17 +88,20 @@ static void print_kinds(FILE *out, const lt_report_site *site)
         return;
     fputs("  types:", out);
     for (size_t k = 0; k < site->kind_count; k++) {
-        char size[32];
+        char size[32], name[NAME_BUFFER];
         lt_format_bytes(site->kinds[k].bytes, size, sizeof size);
         fprintf(out, "%s %" PRIu64 " %s (%s)", k ? "," : "", site->kinds[k].objects,
-                livetrack_type_name((livetrack_domain)site->kinds[k].domain, site->kinds[k].type), size);
+                lt_printable(livetrack_type_name((livetrack_domain)site->kinds[k].domain, site->kinds[k].type), name,
+                             sizeof name),
+                size);
     }
     fputc('\n', out);
 }
 
 static void print_handle(FILE *out, const livetrack_object *object)
 {
-    fprintf(out, "%s 0x%016" PRIx64, object->type_name, object->handle);
+    char name[NAME_BUFFER];
+    fprintf(out, "%s 0x%016" PRIx64, lt_printable(object->type_name, name, sizeof name), object->handle);
 }
 
 static void print_leak_site(FILE *out, lt_report_model *model, const lt_report_site *site)
@@ -150,19 +160,21 @@ static void print_summary(FILE *out, const lt_report_model *model)
         fputs("\nlivetrack: leaks by type:\n", out);
         for (size_t i = 0; i < model->type_count; i++) {
             const lt_report_kind *kind = &model->by_type[i];
+            char api[NAME_BUFFER], type[NAME_BUFFER];
             lt_format_bytes(kind->bytes, size, sizeof size);
             fprintf(out, "livetrack:   %-10s %-*s %8" PRIu64 " object%-2s %s\n",
-                    livetrack_domain_name((livetrack_domain)kind->domain), type_width,
-                    livetrack_type_name((livetrack_domain)kind->domain, kind->type), kind->objects,
-                    plural(kind->objects), size);
+                    lt_printable(livetrack_domain_name((livetrack_domain)kind->domain), api, sizeof api), type_width,
+                    lt_printable(livetrack_type_name((livetrack_domain)kind->domain, kind->type), type, sizeof type),
+                    kind->objects, plural(kind->objects), size);
         }
         fputs("livetrack: leaks by API:\n", out);
         for (size_t i = 0; i < model->api_count; i++) {
             unsigned d = model->api_order[i];
+            char api[NAME_BUFFER];
             lt_format_bytes(model->api_bytes[d], size, sizeof size);
             fprintf(out, "livetrack:   %-*s %8" PRIu64 " object%-2s %s\n", 11 + type_width,
-                    livetrack_domain_name((livetrack_domain)d), model->api_objects[d], plural(model->api_objects[d]),
-                    size);
+                    lt_printable(livetrack_domain_name((livetrack_domain)d), api, sizeof api), model->api_objects[d],
+                    plural(model->api_objects[d]), size);
         }
     }
     if (model->kept_by_leaks)
@@ -184,9 +196,11 @@ static void print_summary(FILE *out, const lt_report_model *model)
             const lt_pattern_use *use = &model->pattern_use[i];
             if (!use->objects)
                 continue;
+            char pattern[NAME_BUFFER];
             lt_format_bytes(use->bytes, size, sizeof size);
             fprintf(out, "livetrack:   %8" PRIu64 " object%-2s %-12s %s (line %u)\n", use->objects,
-                    plural(use->objects), size, patterns->items[i].text, patterns->items[i].line);
+                    plural(use->objects), size, lt_printable(patterns->items[i].text, pattern, sizeof pattern),
+                    patterns->items[i].line);
         }
     }
     if (model->stats.misuse)

@@ -350,8 +350,44 @@ static void test_depth_zero(void)
     rt_child_free(&child);
 }
 
+/* Names with control characters (a native-API user may declare any):
+ * the text report shows them with '?', so every line keeps its shape. */
+static int child_control_names(void)
+{
+    static const char *const names[] = {"ctl\x1b[31mred", "line\nbreak"};
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "api\tname", names, 2);
+    create(0x7000, 0, 16, 0);
+    create(0x7001, 1, 32, 0);
+    livetrack_write_report(stdout, LIVETRACK_FORMAT_TEXT, 0, 0);
+    release(0x7000);
+    release(0x7001);
+    return 0;
+}
+
+static void test_control_names(void)
+{
+    char *argv[] = {(char *)rt_self(), "control-names", NULL};
+    const char *const set[] = {"LIVETRACK_EXIT_REPORT=off", NULL};
+    rt_child child;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    const char *text = child.out;
+    CHECK(strchr(text, '\x1b') == NULL && strchr(text, '\t') == NULL);
+    CHECK(strstr(text, "1 leaked ctl?[31mred (16 bytes)") != NULL);
+    CHECK(strstr(text, "1 leaked line?break (32 bytes)") != NULL);
+    CHECK(strstr(text, "livetrack:   api?name ") != NULL);
+    /* Every line is a summary line, a frame, an example or empty. */
+    for (const char *line = text; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : line + strlen(line))
+        CHECK(*line == '\n' || !strncmp(line, "livetrack: ", 11) || !strncmp(line, "  ", 2));
+    if (check_failed)
+        rt_child_dump("names with control characters", &child);
+    rt_child_free(&child);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "control-names"))
+        return child_control_names();
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
     if (argc > 1 && !strcmp(argv[1], "depth-zero"))
         return child_depth_zero();
@@ -361,5 +397,6 @@ int main(int argc, char **argv)
     test_since();
     test_nothing(0);
     test_depth_zero();
+    test_control_names();
     return check_summary("test_report_text");
 }
