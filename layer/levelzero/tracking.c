@@ -184,36 +184,61 @@ static int check_handle_or_counterpart(const char *call, ltze_type *type, const 
 
 #define EXAMPLE_CHILDREN 2
 
-/* "ze_mem 0x1000, ze_event_pool_handle_t 0x2000 and 4 more": the live
- * objects that hold `parent`. Only on the misuse path: it walks a
- * snapshot of the whole live set. Returns how many there are.
+/* How deep children the program destroyed already are looked through: a
+ * context, its event pool, the pool's events. */
+#define DESCENDANT_DEPTH 4
+
+typedef struct children_text {
+    char *out;
+    size_t size, used, found;
+} children_text;
+
+/* The objects the program still holds that keep `parent` alive, directly
+ * or through children it destroyed already (kept alive only by their
+ * own): those are what it must free, so they are counted and named, not
+ * the destroyed ones between.
  *
  * Children name their parent by handle, and a handle comes back: a
  * context destroyed with live children stays recorded while the driver
  * gives its address to the next context. A child is made after its
  * parent, so those made before this parent are another one's. */
-static size_t describe_children(const livetrack_object *parent, char *out, size_t size)
+static void add_held_descendants(livetrack_snapshot *snapshot, size_t count, const livetrack_object *parent,
+                                 unsigned depth, children_text *text)
 {
-    size_t found = 0, used = 0;
-    out[0] = '\0';
-    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_LEVEL_ZERO, NULL);
-    size_t count = snapshot ? livetrack_snapshot_count(snapshot) : 0;
     for (size_t i = 0; i < count; i++) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
         if ((object->parents[0] != parent->handle && object->parents[1] != parent->handle) ||
             object->seq < parent->seq)
             continue;
-        if (found < EXAMPLE_CHILDREN && used < size) {
-            int wrote = snprintf(out + used, size - used, "%s%s 0x%llx", found ? ", " : "",
-                                 object->type_name ? object->type_name : "object", (unsigned long long)object->handle);
-            used += wrote > 0 ? (size_t)wrote : 0;
+        if (object->refs == 0) {
+            if (depth < DESCENDANT_DEPTH)
+                add_held_descendants(snapshot, count, object, depth + 1, text);
+            continue;
         }
-        found++;
+        if (text->found < EXAMPLE_CHILDREN && text->used < text->size) {
+            int wrote = snprintf(text->out + text->used, text->size - text->used, "%s%s 0x%llx",
+                                 text->found ? ", " : "", object->type_name ? object->type_name : "object",
+                                 (unsigned long long)object->handle);
+            text->used += wrote > 0 ? (size_t)wrote : 0;
+        }
+        text->found++;
     }
-    if (found > EXAMPLE_CHILDREN && used < size)
-        snprintf(out + used, size - used, " and %zu more", found - EXAMPLE_CHILDREN);
+}
+
+/* "ze_mem 0x1000, ze_event_handle_t 0x2000 and 4 more": what holds
+ * `parent` (add_held_descendants). Only on the misuse path: it walks a
+ * snapshot of the whole live set. Returns how many there are. */
+static size_t describe_children(const livetrack_object *parent, char *out, size_t size)
+{
+    children_text text = {out, size, 0, 0};
+    out[0] = '\0';
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_LEVEL_ZERO, NULL);
+    size_t count = snapshot ? livetrack_snapshot_count(snapshot) : 0;
+    add_held_descendants(snapshot, count, parent, 1, &text);
+    if (text.found > EXAMPLE_CHILDREN && text.used < size)
+        snprintf(out + text.used, size - text.used, " and %zu more", text.found - EXAMPLE_CHILDREN);
     livetrack_snapshot_free(snapshot);
-    return found;
+    return text.found;
 }
 
 /* `closing`: the call is a Close (of an opened IPC object), not a destroy. */

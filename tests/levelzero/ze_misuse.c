@@ -400,6 +400,29 @@ int main(void)
         CHECK(!is_live(opened) && !is_live(event));
     }
 
+    /* A context destroyed after its event pool, whose event lives on:
+     * the event is what holds the context, not the pool the program
+     * destroyed already, so the event is named and counted. */
+    {
+        ze_context_handle_t doomed;
+        ze_event_pool_handle_t doomed_pool;
+        ze_event_handle_t event;
+        CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &doomed), 0);
+        orphaned_event(doomed, &doomed_pool, &event);
+        begin();
+        CHECK_EQ_INT(zeContextDestroy(doomed), 0);
+        end(1, __LINE__);
+        char expected[160];
+        snprintf(expected, sizeof expected,
+                 "ze_context_handle_t destroyed while 1 object created from it is live (ze_event_handle_t %p)",
+                 (void *)event);
+        CHECK(mentions(expected));
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(event), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(event) && !is_live(doomed_pool) && !is_live(doomed));
+    }
+
     /* A context destroyed with an opened pool and an opened mapping:
      * they are its children like what was created in it. */
     {

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     CHECK(report && strstr(report, " in main ") && strstr(report, "leaky_ze.c:")); /* call sites in the sample */
     CHECK(diagnostics && strstr(diagnostics, "zeEventPoolDestroy(") &&
           strstr(diagnostics, "ze_event_pool_handle_t destroyed while 3 objects created from it are live"));
-    CHECK(diagnostics && strstr(diagnostics, "ze_context_handle_t destroyed while 4 objects created from it are live"));
+    CHECK(diagnostics && strstr(diagnostics, "ze_context_handle_t destroyed while 6 objects created from it are live"));
     if (check_failed)
         fprintf(stderr, "report:\n%s\nstderr:\n%s", report ? report : "(none)", diagnostics ? diagnostics : "(none)");
     free(report);
