@@ -634,16 +634,24 @@ static const char *die_function_name(Dwarf_Die *die)
 }
 
 typedef struct location {
-    const char *file; /* libdw's string, interned when stored */
+    const char *file;      /* libdw's string, interned when stored */
+    const char *directory; /* the unit's DW_AT_comp_dir, which a relative file is relative to; may be NULL */
     int line;
     int column;
 } location;
+
+/* The directory the compiler ran in, as the unit records it. */
+static const char *unit_directory(Dwarf_Die *unit)
+{
+    Dwarf_Attribute attribute;
+    return dwarf_formstring(dwarf_attr(unit, DW_AT_comp_dir, &attribute));
+}
 
 /* Where an inlined instance was called from: its DW_AT_call_* attributes,
  * the file an index into the line table of the unit holding the DIE. */
 static location call_site(Dwarf_Die *inlined)
 {
-    location where = {NULL, 0, 0};
+    location where = {NULL, NULL, 0, 0};
     Dwarf_Attribute attribute;
     Dwarf_Word value;
     if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attribute), &value) == 0)
@@ -655,15 +663,43 @@ static location call_site(Dwarf_Die *inlined)
         Dwarf_Files *files;
         size_t count;
         if (dwarf_diecu(inlined, &unit, NULL, NULL) && dwarf_getsrcfiles(&unit, &files, &count) == 0 &&
-            value < count)
+            value < count) {
             where.file = dwarf_filesrc(files, value, NULL, NULL);
+            where.directory = unit_directory(&unit);
+        }
     }
     return where;
 }
 
+/* The interned path of `where`'s file. libdw joins a file name only with
+ * its line table's directory entry, and that is relative ("external",
+ * file "lib.c") when gcc was given a relative path (`gcc -g
+ * external/lib.c`) or clang an absolute one below the directory it runs
+ * in. So a relative name is prefixed with the compilation directory, as
+ * addr2line does, and nothing else is changed. Otherwise the report would say "external/lib.c", and the
+ * documented `file:` suppression of everything under an "external"
+ * directory would never match it. NULL when out of memory, as intern(). */
+static const char *intern_source_path(location where)
+{
+    if (!where.file || where.file[0] == '/' || !where.directory || !where.directory[0])
+        return intern(where.file);
+    size_t directory_length = strlen(where.directory), file_length = strlen(where.file);
+    int separator = where.directory[directory_length - 1] != '/';
+    char *path = lt_malloc(directory_length + separator + file_length + 1);
+    if (!path)
+        return NULL;
+    memcpy(path, where.directory, directory_length);
+    if (separator)
+        path[directory_length] = '/';
+    memcpy(path + directory_length + separator, where.file, file_length + 1);
+    const char *interned = intern(path);
+    lt_free(path);
+    return interned;
+}
+
 static void set_location(livetrack_frame *f, location where)
 {
-    f->file = intern(where.file);
+    f->file = intern_source_path(where);
     f->line = where.line > 0 ? (unsigned)where.line : 0;
     f->column = where.column > 0 ? (unsigned)where.column : 0;
 }
@@ -691,10 +727,11 @@ static Dwarf_Die *unit_by_ranges(Dwfl_Module *dm, Dwarf_Addr pc, Dwarf_Die *stor
  * goes through the same address table as dwfl_module_addrdie). */
 static location unit_line(Dwarf_Die *unit, Dwarf_Addr address)
 {
-    location where = {NULL, 0, 0};
+    location where = {NULL, NULL, 0, 0};
     Dwarf_Line *line = dwarf_getsrc_die(unit, address);
     if (line) {
         where.file = dwarf_linesrc(line, NULL, NULL);
+        where.directory = unit_directory(unit);
         dwarf_lineno(line, &where.line);
         dwarf_linecol(line, &where.column);
     }
@@ -709,7 +746,7 @@ static size_t describe(module *m, Dwarf_Addr pc, const char *fallback_name, live
 {
     livetrack_frame base = out[0];
     Dwfl_Module *dm = m ? module_dwfl(m) : NULL;
-    location where = {NULL, 0, 0};
+    location where = {NULL, NULL, 0, 0};
     size_t count = 0;
     Dwarf_Die function_die;
     int have_function_die = 0;
@@ -727,10 +764,12 @@ static size_t describe(module *m, Dwarf_Addr pc, const char *fallback_name, live
      * unit covers has no source location. */
     if (unit && dwarf_haspc(unit, pc - bias) != 0) { /* -1, an error: keep libdw's answer */
         Dwfl_Line *line = by_ranges ? NULL : dwfl_module_getsrc(dm, pc);
-        if (line)
+        if (line) {
             where.file = dwfl_lineinfo(line, NULL, &where.line, &where.column, NULL, NULL);
-        else if (by_ranges)
+            where.directory = dwfl_line_comp_dir(line);
+        } else if (by_ranges) {
             where = unit_line(unit, pc - bias);
+        }
 
         Dwarf_Die *scopes = NULL;
         int depth = dwarf_getscopes(unit, pc - bias, &scopes);

@@ -2,7 +2,8 @@
  * The symbolizer (layer/core/symbols.c) on real addresses: a call at a
  * known line of this file (built with -g -O0), an inlined call (built
  * with -O2 in test_symbols_inline.c), libc, a dlopen()ed and dlclose()d
- * module, garbage, out of memory, threads and the process exit.
+ * module, modules compiled from relative source paths, garbage, out of
+ * memory, threads and the process exit.
  *
  * symbols.c is compiled into this test: its functions are hidden inside
  * liblivetrack.so. The allocation functions of memory.c are replaced
@@ -279,6 +280,73 @@ static void test_plugin(void)
     dlclose(handle);
 }
 
+#define RELATIVE_SOURCE "core/test_symbols_relative.c" /* as given to the compiler */
+
+/* `file` is the absolute path of test_symbols_relative.c: the compilation
+ * directory joined with the relative path, and no more (realpath() only
+ * for a source directory reached through a link). */
+static int is_relative_module_source(const char *file)
+{
+    if (!file || file[0] != '/' || !ends_with(file, "/" RELATIVE_SOURCE))
+        return 0;
+    const char *expected = LT_TEST_RELATIVE_DIRECTORY "/" RELATIVE_SOURCE;
+    char resolved_file[PATH_MAX], resolved_expected[PATH_MAX];
+    return strcmp(file, expected) == 0 || (realpath(file, resolved_file) && realpath(expected, resolved_expected) &&
+                                           strcmp(resolved_file, resolved_expected) == 0);
+}
+
+typedef uintptr_t (*relative_call_fn)(uintptr_t (*capture)(void), unsigned *inner_line, unsigned *outer_line);
+
+/* A module compiled from a relative source path (as `cc -g external/lib.c`
+ * does): libdw names its file relative to the compilation directory, the
+ * report must not (a `file:` suppression of an "external" directory would
+ * miss "external/lib.c"). Checks the line-table file (inlined frame) and
+ * the call-site file (its caller). Returns the module still loaded, so the
+ * next one gets addresses of its own, never this one's cached answers. */
+static void *test_relative_source_path(const char *path)
+{
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(handle != NULL);
+    if (!handle) {
+        fprintf(stderr, "dlopen: %s\n", dlerror());
+        return NULL;
+    }
+    void *symbol = dlsym(handle, "lt_relative_call");
+    relative_call_fn call;
+    memcpy(&call, &symbol, sizeof call);
+    CHECK(call != NULL);
+    if (!call)
+        return handle;
+    unsigned inner_line = 0, outer_line = 0;
+    uintptr_t address = call(lt_test_capture, &inner_line, &outer_line);
+    livetrack_frame f[MAX_FRAMES];
+    size_t n = lt_symbolize_address(address, f, MAX_FRAMES);
+    print_frames("relative source path", f, n);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK(f[0].inlined == 1 && f[0].function && strcmp(f[0].function, "relative_inlined") == 0);
+        CHECK(is_relative_module_source(f[0].file));
+        CHECK_EQ_INT(f[0].line, inner_line);
+        CHECK(f[1].inlined == 0 && f[1].function && strcmp(f[1].function, "lt_relative_call") == 0);
+        CHECK(is_relative_module_source(f[1].file));
+        CHECK_EQ_INT(f[1].line, outer_line);
+    }
+    return handle;
+}
+
+/* With .debug_aranges and without (the two lookup paths), and built from
+ * an absolute path below the compiler's directory (clang's case). */
+static void test_relative_source_paths(void)
+{
+    const char *const modules[] = {LT_TEST_RELATIVE_MODULE, LT_TEST_RELATIVE_NOARANGES, LT_TEST_RELATIVE_BELOW_CWD};
+    void *handles[sizeof modules / sizeof modules[0]];
+    for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
+        handles[i] = test_relative_source_path(modules[i]);
+    for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++)
+        if (handles[i])
+            dlclose(handles[i]);
+}
+
 static void test_garbage(void)
 {
     int on_stack = 0;
@@ -403,6 +471,7 @@ int main(void)
     test_internal();
     test_plugin();
     test_plugin_without_aranges();
+    test_relative_source_paths();
     test_garbage();
     test_out_of_memory();
     test_threads();
