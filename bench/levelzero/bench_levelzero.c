@@ -217,7 +217,6 @@ typedef struct side_results {
     double *norm; /* [loop][round] */
 } side_results;
 
-/* Run one worker and read its medians into results[loop][round]. */
 /* ZE_ENABLE_TRACING_LAYER=1, ZE_ENABLE_VALIDATION_LAYER=1 ...: the loader
  * puts a layer of its own between the benchmark and the driver. */
 static int is_loader_layer_setting(const char *setting)
@@ -231,6 +230,7 @@ static int is_loader_layer_setting(const char *setting)
     return 0;
 }
 
+/* Run one worker and read its medians into results[loop][round]. */
 static void run_worker(const char *self, const char *driver, const char *front_end, int with, long samples,
                        long iterations, long round, long rounds, side_results *results)
 {

@@ -194,6 +194,7 @@ __attribute__((constructor)) static void ltze_attach(void)
     find_loader();
     if (loader_init)
         livetrack_add_internal_module((const void *)loader_init);
+    ltze_find_loader_destroys();
 
     int needs = 0;
     dl_iterate_phdr(main_program_needs, &needs);

@@ -379,11 +379,15 @@ void ltze_after_destroy(const char *call, const void *handle, ze_result_t result
     let_parents_go(call);
 }
 
-void ltze_untraced_destroy(const char *call, ltze_type type, const void *handle)
+void ltze_untraced_destroy(const char *call, ltze_type type, const void *handle, uint64_t created_before)
 {
-    livetrack_type live;
-    if (!handle || livetrack_live_type(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), &live) != LIVETRACK_OK ||
-        (live != type && live != counterpart_of(type)))
-        return; /* not tracked (made before tracking, or by an untraced create) */
-    livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, live, ltze_key(handle), call);
+    livetrack_object object;
+    if (!handle || livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(handle), &object) != LIVETRACK_OK ||
+        (object.type != type && object.type != counterpart_of(type)) || object.refs == 0)
+        return; /* not tracked (made before tracking, or by an untraced create), or already destroyed */
+    /* Made after the call began: another thread's, at the address the
+     * driver freed; ours left the registry before (or never was in it). */
+    if (object.seq > created_before)
+        return;
+    livetrack_destroy_object(&object, call);
 }

@@ -78,8 +78,13 @@ extern _Thread_local int ltze_destroy_traced;
 /* After a destroy, free or close of `type` that succeeded without the
  * tracer reporting it (a thread past its thread_local destructors, the
  * main thread inside exit()): forget the object, if it is one of ours of
- * that type (or of its counterpart's). */
-void ltze_untraced_destroy(const char *call, ltze_type type, const void *handle);
+ * that type (or of its counterpart's) that existed when the call began
+ * (`created_before`: livetrack_mark() then). */
+void ltze_untraced_destroy(const char *call, ltze_type type, const void *handle, uint64_t created_before);
+
+/* Look up the loader's destroy calls behind ours, once, from the
+ * constructor (untraced_destroys.c). */
+void ltze_find_loader_destroys(void);
 
 /* In the same call's epilogue: when the driver refused the destroy, the
  * object is live again, with its type, parents and creation call site. */
