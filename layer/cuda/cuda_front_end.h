@@ -179,6 +179,12 @@ int ltcu_release_reference(ltcu_call *call, ltcu_type type, uint64_t handle);
  * one step however many threads do so at once. */
 void ltcu_retain_or_record(ltcu_call *call, ltcu_type type, uint64_t handle, uint64_t bytes);
 
+/* Record `handle`, a `type` a call handed out, unless it is live as one
+ * already: a call that may give back the program's own object (the graph
+ * cuStreamEndCapture returns after cuStreamBeginCaptureToGraph) must not
+ * move its creation to that call. */
+void ltcu_record_unless_live(ltcu_call *call, ltcu_type type, uint64_t handle);
+
 /* Around a registry retain-or-create (and a lookup-then-create) of an
  * object the driver hands out more than once (reference_lock.c). */
 void ltcu_lock_references(void);

@@ -131,7 +131,14 @@ static void after_cuGreenCtxStreamCreate(ltcu_call *call, const void *raw_params
 FORGET_ARG(cuStreamDestroy_v2, hStream, LTCU_STREAM)
 SAME_ARGUMENTS(cuStreamDestroy, cuStreamDestroy_v2);
 #define before_cuStreamDestroy before_cuStreamDestroy_v2
-RECORD_OUT(cuStreamEndCapture, phGraph, LTCU_GRAPH)
+/* A new graph, or the program's own one it captured into
+ * (cuStreamBeginCaptureToGraph), which stays where it was made. */
+static void after_cuStreamEndCapture(ltcu_call *call, const void *raw_params)
+{
+    PARAMS(cuStreamEndCapture);
+    if (p->phGraph)
+        ltcu_record_unless_live(call, LTCU_GRAPH, HANDLE(*p->phGraph));
+}
 SAME_ARGUMENTS(cuStreamEndCapture_ptsz, cuStreamEndCapture);
 #define after_cuStreamEndCapture_ptsz after_cuStreamEndCapture
 RECORD_OUT(cuEventCreate, phEvent, LTCU_EVENT)

@@ -218,6 +218,15 @@ void ltcu_retain_or_record(ltcu_call *call, ltcu_type type, uint64_t handle, uin
         ltcu_graph_allocation_forget(handle); /* as ltcu_record does */
 }
 
+void ltcu_record_unless_live(ltcu_call *call, ltcu_type type, uint64_t handle)
+{
+    livetrack_type live;
+    if (handle && livetrack_live_type(LIVETRACK_DOMAIN_CUDA, ltcu_key(type, handle), &live) == LIVETRACK_OK &&
+        live == type)
+        return;
+    ltcu_record(call, type, handle, 0, 0);
+}
+
 /* ---- a context's end ---------------------------------------------------- */
 
 void ltcu_drop_context_objects(ltcu_call *call, CUcontext context, const char *event)

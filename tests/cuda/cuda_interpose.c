@@ -57,6 +57,18 @@ static void streams_events_graphs(void)
     check_owned("CUgraph", H(graph), 0, NULL);
     check_owned("CUgraph", H(clone), 0, NULL);
     check_owned("CUgraph", H(captured), 0, NULL);
+    /* Captured into the program's own graph: handed back, and still
+     * recorded where it was made (its creation sequence unchanged). */
+    livetrack_object before, after;
+    CUgraph recaptured = NULL;
+    CHECK(cuda_live("CUgraph", H(graph), &before));
+    CHECK_EQ_INT(cuStreamBeginCaptureToGraph(stream, graph, NULL, NULL, 0, CU_STREAM_CAPTURE_MODE_GLOBAL),
+                 CUDA_SUCCESS);
+    CHECK_EQ_INT(cuStreamEndCapture(stream, &recaptured), CUDA_SUCCESS);
+    CHECK(recaptured == graph);
+    CHECK(cuda_live("CUgraph", H(graph), &after));
+    CHECK_EQ_INT(after.seq, before.seq);
+    check_owned("CUgraph", H(graph), 0, NULL);
 
     CUgraphExec exec = NULL, with_params = NULL, legacy = NULL;
     CHECK_EQ_INT(cuGraphInstantiate(&exec, graph, 0), CUDA_SUCCESS); /* cuGraphInstantiateWithFlags */

@@ -92,6 +92,7 @@ typedef struct object {
     int users;                /* outstanding allocations of a pool, mappings of physical memory */
     int gone;                 /* released by the program, kept for its users */
     int capturing;            /* streams */
+    uint64_t capture_graph;   /* streams: the graph cuStreamBeginCaptureToGraph captures into, 0: a new one */
     int imported;             /* pools opened from another process's handle */
     int primary_device;       /* primary contexts: the device, else -1 */
 } object;
@@ -642,12 +643,38 @@ FAKE_FUNCTION(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mo
     LEAVE(CUDA_SUCCESS);
 }
 
+/* As the real driver: capturing into the program's graph, and
+ * cuStreamEndCapture hands that same graph back. */
+FAKE_FUNCTION(cuStreamBeginCaptureToGraph, (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                            const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                            CUstreamCaptureMode mode))
+{
+    ENTER(cuStreamBeginCaptureToGraph);
+    (void)dependencies;
+    (void)dependencyData;
+    (void)numDependencies;
+    (void)mode;
+    object *stream = find(KIND_STREAM, (uint64_t)(uintptr_t)hStream);
+    if (!stream || stream->capturing || !find(KIND_GRAPH, (uint64_t)(uintptr_t)hGraph))
+        LEAVE(CUDA_ERROR_INVALID_VALUE);
+    stream->capturing = 1;
+    stream->capture_graph = (uint64_t)(uintptr_t)hGraph;
+    LEAVE(CUDA_SUCCESS);
+}
+
 static CUresult end_capture(CUstream hStream, CUgraph *phGraph)
 {
     object *stream = find(KIND_STREAM, (uint64_t)(uintptr_t)hStream);
     if (!stream || !stream->capturing)
         return CUDA_ERROR_ILLEGAL_STATE;
     stream->capturing = 0;
+    if (stream->capture_graph) {
+        if (!phGraph)
+            return CUDA_ERROR_INVALID_VALUE;
+        *phGraph = (CUgraph)(uintptr_t)stream->capture_graph;
+        stream->capture_graph = 0;
+        return CUDA_SUCCESS;
+    }
     return make_out(KIND_GRAPH, 0, 0, HANDLE_OUT(phGraph));
 }
 
