@@ -294,11 +294,14 @@ static int collect_kept(builder *b)
         if (!site->kept_count)
             site->kept_first = model->kept_total;
         site->kept_count++;
+        uint64_t bytes = livetrack_snapshot_at(model->snapshot, kept)->bytes;
+        site->kept_bytes += bytes;
         model->kept[model->kept_total++] = kept;
         uint64_t bit = (uint64_t)1 << (kept % 64);
         if (site->suppression < 0 && !(counted[kept / 64] & bit)) {
             counted[kept / 64] |= bit;
             model->kept_by_leaks++;
+            model->kept_by_leaks_bytes += bytes;
         }
     }
     lt_free(counted);

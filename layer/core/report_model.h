@@ -44,6 +44,7 @@ typedef struct lt_report_site {
     size_t examples[LT_REPORT_EXAMPLES]; /* snapshot indexes, oldest first */
     unsigned example_count;
     size_t kept_first, kept_count; /* model->kept: released objects these keep alive */
+    uint64_t kept_bytes;           /* their bytes (memory a leaked mapping pins, say) */
     size_t next_in_group;     /* internal: the group's next site + 1 */
 } lt_report_site;
 
@@ -70,6 +71,7 @@ typedef struct lt_report_model {
     uint64_t suppressed_objects, suppressed_bytes;
     uint64_t kept_objects;                         /* kept alive, released by the program */
     uint64_t kept_by_leaks;                        /* of those, held through unsuppressed leaks */
+    uint64_t kept_by_leaks_bytes;                  /* and their bytes, not counted as leaked */
     uint64_t inherited_objects, inherited_bytes;   /* of the leaked: made before this process forked */
     lt_report_kind *by_type;      /* leaked, not suppressed, largest first */
     size_t type_count;

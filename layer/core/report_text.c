@@ -122,8 +122,16 @@ static void print_leak_site(FILE *out, lt_report_model *model, const lt_report_s
     if (site->objects > site->example_count)
         fprintf(out, "  and %" PRIu64 " more\n", site->objects - site->example_count);
     if (site->kept_count) {
-        fprintf(out, "  keeps alive %zu object%s the program released:", site->kept_count,
-                site->kept_count == 1 ? "" : "s");
+        /* Their bytes are not the site's (the program released them), but
+         * this leak is what holds them: memory a leaked mapping pins. */
+        char kept_size[40] = "";
+        if (site->kept_bytes) {
+            char size[32];
+            lt_format_bytes(site->kept_bytes, size, sizeof size);
+            snprintf(kept_size, sizeof kept_size, " (%s)", size);
+        }
+        fprintf(out, "  keeps alive %zu object%s%s the program released:", site->kept_count,
+                site->kept_count == 1 ? "" : "s", kept_size);
         for (size_t k = 0; k < site->kept_count && k < LT_REPORT_EXAMPLES; k++) {
             fputs(k ? ", " : " ", out);
             print_handle(out, livetrack_snapshot_at(model->snapshot, model->kept[site->kept_first + k]));
@@ -177,9 +185,16 @@ static void print_summary(FILE *out, const lt_report_model *model)
                     plural(model->api_objects[d]), size);
         }
     }
-    if (model->kept_by_leaks)
-        fprintf(out, "livetrack: %" PRIu64 " object%s the program released %s kept alive by leaked objects\n",
-                model->kept_by_leaks, plural(model->kept_by_leaks), model->kept_by_leaks == 1 ? "is" : "are");
+    if (model->kept_by_leaks) {
+        char kept_size[40] = "";
+        if (model->kept_by_leaks_bytes) {
+            lt_format_bytes(model->kept_by_leaks_bytes, size, sizeof size);
+            snprintf(kept_size, sizeof kept_size, " (%s)", size);
+        }
+        fprintf(out, "livetrack: %" PRIu64 " object%s%s the program released %s kept alive by leaked objects\n",
+                model->kept_by_leaks, plural(model->kept_by_leaks), kept_size,
+                model->kept_by_leaks == 1 ? "is" : "are");
+    }
     /* Held by suppressed leaks, or by a destroy in progress in another
      * thread (a Level Zero keeper): alive, but no leak keeps them. */
     uint64_t held_otherwise = model->kept_objects - model->kept_by_leaks;

@@ -23,7 +23,7 @@ static const char *const expected_leak_report =
     "  keeps alive 1 object the program released: cl_context <context>\n"
     "livetrack: 1 leaked cl_mem (256 bytes) created at:\n"
     "  cl_mem <sub>  refs 1  256 bytes\n"
-    "  keeps alive 2 objects the program released: cl_mem <parent>, cl_context <context>\n"
+    "  keeps alive 2 objects (1.0 KiB) the program released: cl_mem <parent>, cl_context <context>\n"
     "livetrack: 1 leaked cl_mem (100 bytes) created at:\n"
     "  cl_mem <buffer2>  refs 1  100 bytes\n"
     "  keeps alive 1 object the program released: cl_context <context>\n"
@@ -35,7 +35,7 @@ static const char *const expected_leak_report =
     "livetrack:   OpenCL     cl_event                        1 object   0 bytes\n"
     "livetrack: leaks by API:\n"
     "livetrack:   OpenCL                                     4 objects  4.3 KiB\n"
-    "livetrack: 2 objects the program released are kept alive by leaked objects\n"
+    "livetrack: 2 objects (1.0 KiB) the program released are kept alive by leaked objects\n"
     "livetrack: total: 4 leaked objects, 4452 bytes (4.3 KiB), from 4 call sites\n";
 
 static const char *const expected_empty_report =

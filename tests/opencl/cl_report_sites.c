@@ -125,13 +125,13 @@ static void test_sites(void)
              (long)child.pid);
     CHECK_EQ_INT(rt_count_lines(child.err, first), 1);
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 15 leaked objects, 4864 bytes (4.8 KiB), from 6 call sites"), 1);
-    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: 3 objects the program released are kept alive by leaked objects"), 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: 3 objects (1.0 KiB) the program released are kept alive by leaked objects"), 1);
     /* the kernel keeps its released program alive; the sub-buffer its parent */
     char *block = rt_block_after(child.err, "livetrack: 1 leaked cl_kernel");
     CHECK(block && strstr(block, "  keeps alive 2 objects the program released: ") && strstr(block, "cl_program 0x"));
     free(block);
     block = rt_block_after(child.err, "livetrack: 1 leaked cl_mem (256 bytes)");
-    CHECK(block && strstr(block, "  keeps alive 2 objects the program released: ") && strstr(block, "cl_mem 0x"));
+    CHECK(block && strstr(block, "  keeps alive 2 objects (1.0 KiB) the program released: ") && strstr(block, "cl_mem 0x"));
     free(block);
     /* the vendor's site: frame #1 is main's call into the library */
     block = rt_block_after(child.err, "livetrack: 1 leaked cl_mem (512 bytes)");
