@@ -30,9 +30,21 @@ __attribute__((noinline)) static void make(uint64_t handle, unsigned type, uint6
     __asm__ volatile("" ::: "memory");
 }
 
+/* A child's reports: text on stdout, JSON to `json_path`; prints how many
+ * leaks the report counted. */
+static void write_reports(const char *json_path)
+{
+    size_t leaked = livetrack_write_report(stdout, LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_ALWAYS, 0);
+    FILE *file = fopen(json_path, "w");
+    if (file) {
+        livetrack_write_report(file, LIVETRACK_FORMAT_JSON, 0, 0);
+        fclose(file);
+    }
+    printf("reported %zu\n", leaked);
+}
+
 /* Child: 4 buffers of 100 bytes and 3 events made here, 2 buffers of 512
- * bytes made by the "third-party" library; text report on stdout, JSON to
- * argv[2]; prints how many leaks the report counted. */
+ * bytes made by the "third-party" library; its reports (write_reports). */
 static int child(const char *json_path)
 {
     for (int i = 0; i < 4; i++)
@@ -41,13 +53,7 @@ static int child(const char *json_path)
         make(0xe000 + (uint64_t)i * 16, T_EVENT, 0);
     for (int i = 0; i < 2; i++)
         third_party_leak(0x7000 + (uint64_t)i * 16, T_BUFFER);
-    size_t leaked = livetrack_write_report(stdout, LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_ALWAYS, 0);
-    FILE *file = fopen(json_path, "w");
-    if (file) {
-        livetrack_write_report(file, LIVETRACK_FORMAT_JSON, 0, 0);
-        fclose(file);
-    }
-    printf("reported %zu\n", leaked);
+    write_reports(json_path);
     /* the count alone (no report written) agrees */
     printf("counted %zu\n", livetrack_leaks_since(0, NULL));
     return 0;
@@ -73,13 +79,7 @@ static int special_names_child(const char *json_path)
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", special_names, SPECIAL_COUNT);
     for (unsigned i = 0; i < SPECIAL_COUNT; i++)
         make(0x5000 + (uint64_t)i * 16, i, 10);
-    size_t leaked = livetrack_write_report(stdout, LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_ALWAYS, 0);
-    FILE *file = fopen(json_path, "w");
-    if (file) {
-        livetrack_write_report(file, LIVETRACK_FORMAT_JSON, 0, 0);
-        fclose(file);
-    }
-    printf("reported %zu\n", leaked);
+    write_reports(json_path);
     return 0;
 }
 
