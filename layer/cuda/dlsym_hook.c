@@ -130,8 +130,8 @@ static void *tracked_replacement(void *handle, const char *name)
     void *forwards_to = id >= 0 ? ltcu_real_exported((ltcu_call_id)id) : ltcu_get_proc_address_real(name);
     if (relative && !forwards_to_driver(forwards_to, name))
         return NULL;
-    if (found != forwards_to)
-        return NULL; /* another driver (or shim) than the one our wrapper calls: its own function */
+    if (id >= 0 && found != forwards_to)
+        return NULL; /* another driver than the one our wrapper calls */
     return wrapper;
 }
 
