@@ -109,7 +109,7 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
     if (call_stack)
         append_stack(block, call_stack);
     if (domain && handle) {
-        char type_buffer[256], api_buffer[256];
+        char type_buffer[LT_PRINTABLE_NAME_MAX], api_buffer[LT_PRINTABLE_NAME_MAX];
         const char *type_name =
             known ? lt_printable(livetrack_type_name(domain, history.type), type_buffer, sizeof type_buffer) : "object";
         if (!known) {

@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* A buffer for lt_printable that holds any name worth printing whole. */
+#define LT_PRINTABLE_NAME_MAX 256
+
 /* Control characters in `length` bytes of text made '?', in place. */
 void lt_make_printable(char *text, size_t length);
 

@@ -41,7 +41,18 @@ void lt_format_bytes(uint64_t bytes, char *out, size_t size)
 static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
 
 /* Room for a name printed through lt_printable (longer ones are cut). */
-#define NAME_BUFFER 256
+#define NAME_BUFFER LT_PRINTABLE_NAME_MAX
+
+/* " (1.0 KiB)" beside a count, or "" for no bytes. */
+static void format_bytes_aside(uint64_t bytes, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!bytes)
+        return;
+    char formatted[32];
+    lt_format_bytes(bytes, formatted, sizeof formatted);
+    snprintf(out, size, " (%s)", formatted);
+}
 
 static void print_frames(FILE *out, const livetrack_frame *frames, size_t count)
 {
@@ -124,12 +135,8 @@ static void print_leak_site(FILE *out, lt_report_model *model, const lt_report_s
     if (site->kept_count) {
         /* Their bytes are not the site's (the program released them), but
          * this leak is what holds them: memory a leaked mapping pins. */
-        char kept_size[40] = "";
-        if (site->kept_bytes) {
-            char size[32];
-            lt_format_bytes(site->kept_bytes, size, sizeof size);
-            snprintf(kept_size, sizeof kept_size, " (%s)", size);
-        }
+        char kept_size[40];
+        format_bytes_aside(site->kept_bytes, kept_size, sizeof kept_size);
         fprintf(out, "  keeps alive %zu object%s%s the program released:", site->kept_count,
                 site->kept_count == 1 ? "" : "s", kept_size);
         for (size_t k = 0; k < site->kept_count && k < LT_REPORT_EXAMPLES; k++) {
@@ -186,11 +193,8 @@ static void print_summary(FILE *out, const lt_report_model *model)
         }
     }
     if (model->kept_by_leaks) {
-        char kept_size[40] = "";
-        if (model->kept_by_leaks_bytes) {
-            lt_format_bytes(model->kept_by_leaks_bytes, size, sizeof size);
-            snprintf(kept_size, sizeof kept_size, " (%s)", size);
-        }
+        char kept_size[40];
+        format_bytes_aside(model->kept_by_leaks_bytes, kept_size, sizeof kept_size);
         fprintf(out, "livetrack: %" PRIu64 " object%s%s the program released %s kept alive by leaked objects\n",
                 model->kept_by_leaks, plural(model->kept_by_leaks), kept_size,
                 model->kept_by_leaks == 1 ? "is" : "are");

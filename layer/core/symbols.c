@@ -676,9 +676,10 @@ static location call_site(Dwarf_Die *inlined)
  * file "lib.c") when gcc was given a relative path (`gcc -g
  * external/lib.c`) or clang an absolute one below the directory it runs
  * in. So a relative name is prefixed with the compilation directory, as
- * addr2line does, and nothing else is changed. Otherwise the report would say "external/lib.c", and the
- * documented `file:` suppression of everything under an "external"
- * directory would never match it. NULL when out of memory, as intern(). */
+ * addr2line does, and nothing else is changed. Otherwise the report would
+ * say "external/lib.c", and the documented `file:` suppression of
+ * everything under an "external" directory would never match it. NULL
+ * when out of memory, as intern(). */
 static const char *intern_source_path(location where)
 {
     if (!where.file || where.file[0] == '/' || !where.directory || !where.directory[0])
