@@ -482,12 +482,39 @@ size_t livetrack_stack_addresses(livetrack_stack_id stack, uintptr_t *out, size_
     return count;
 }
 
+/* A CUDA runtime linked statically (nvcc's default) is part of the
+ * program's own module, so app_start() cannot tell its frames from the
+ * program's by module. Its functions are named libcudart_static_<hash>,
+ * without debug information, and lead up to the cuda* entry point the
+ * program called: that lead-in is dropped when the stack goes on past it. */
+static int in_static_cuda_runtime(const livetrack_frame *frame, int after_runtime_frames)
+{
+    static const char internal[] = "libcudart_static_";
+    if (!frame->function || frame->file)
+        return 0;
+    if (!strncmp(frame->function, internal, sizeof internal - 1))
+        return 1;
+    return after_runtime_frames && (!strncmp(frame->function, "cuda", 4) || !strncmp(frame->function, "__cuda", 6));
+}
+
+static size_t static_cuda_runtime_frames(const uintptr_t *addresses, size_t count)
+{
+    size_t skipped = 0;
+    while (skipped + 1 < count) {
+        livetrack_frame frame = {0};
+        if (!lt_symbolize_address(addresses[skipped], &frame, 1) || !in_static_cuda_runtime(&frame, skipped > 0))
+            break;
+        skipped++;
+    }
+    return skipped;
+}
+
 size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out, size_t max)
 {
     uintptr_t addresses[LT_MAX_STACK_DEPTH];
     size_t count = livetrack_stack_addresses(stack, addresses, LT_MAX_STACK_DEPTH);
     size_t used = 0;
-    for (size_t i = 0; i < count && used < max; i++)
+    for (size_t i = static_cuda_runtime_frames(addresses, count); i < count && used < max; i++)
         used += lt_symbolize_address(addresses[i], out + used, max - used);
     return used;
 }
