@@ -212,8 +212,12 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
 
 /* Objects the CUDA runtime made for itself (the modules of the program's
  * kernels): not recorded, but known, so the runtime's own unload later is
- * not taken for misuse. */
-int ltcu_made_for_runtime(const ltcu_call *call, ltcu_type type);
+ * not taken for misuse. `image`: the code loaded (NULL: from a file). */
+int ltcu_made_for_runtime(const ltcu_call *call, ltcu_type type, const void *image);
+/* Whether `image` lies in a section nvcc made in a loaded object
+ * (.nvFatBinSegment, .nv_fatbin): device code compiled in, which only
+ * the CUDA runtime loads (reads the object's section headers). */
+int ltcu_code_compiled_in(const void *image);
 void ltcu_runtime_object_add(ltcu_call *call, ltcu_type type, uint64_t handle);
 int ltcu_runtime_object_take(ltcu_type type, uint64_t handle);
 /* A context's end: forget the runtime's modules loaded in it (the driver

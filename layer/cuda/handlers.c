@@ -208,11 +208,11 @@ FORGET_ARG(cuSurfObjectDestroy, surfObject, LTCU_SURFACE)
 /* A handle the driver has just handed out is nobody's but this call's:
  * should the runtime's record or the registry still hold it, the object
  * it named is gone unseen, and is forgotten here. */
-static void code_loaded(ltcu_call *call, ltcu_type type, uint64_t handle)
+static void code_loaded(ltcu_call *call, ltcu_type type, uint64_t handle, const void *image)
 {
     if (!handle)
         return;
-    if (ltcu_made_for_runtime(call, type)) {
+    if (ltcu_made_for_runtime(call, type, image)) {
         livetrack_object stale;
         uint64_t key = ltcu_key(type, handle);
         if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, key, &stale) == LIVETRACK_OK && stale.type == type)
@@ -230,20 +230,22 @@ static void code_unloading(ltcu_call *call, ltcu_type type, uint64_t handle)
         ltcu_forget(call, type, LTCU_TYPE_BIT(type), handle);
 }
 
-#define CODE_LOADED(symbol, field, type)                                         \
+/* `image`: the code loaded, NULL when it comes from a file (see
+ * fatbin_section.c for why it tells whose load it is). */
+#define CODE_LOADED(symbol, field, type, image)                                  \
     static void after_##symbol(ltcu_call *call, const void *raw_params)          \
     {                                                                            \
         PARAMS(symbol);                                                          \
         if (p->field)                                                            \
-            code_loaded(call, type, HANDLE(*p->field));                          \
+            code_loaded(call, type, HANDLE(*p->field), image);                  \
     }
 
-CODE_LOADED(cuModuleLoad, module, LTCU_MODULE)
-CODE_LOADED(cuModuleLoadData, module, LTCU_MODULE)
-CODE_LOADED(cuModuleLoadDataEx, module, LTCU_MODULE)
-CODE_LOADED(cuModuleLoadFatBinary, module, LTCU_MODULE)
-CODE_LOADED(cuLibraryLoadData, library, LTCU_LIBRARY)
-CODE_LOADED(cuLibraryLoadFromFile, library, LTCU_LIBRARY)
+CODE_LOADED(cuModuleLoad, module, LTCU_MODULE, NULL)
+CODE_LOADED(cuModuleLoadData, module, LTCU_MODULE, p->image)
+CODE_LOADED(cuModuleLoadDataEx, module, LTCU_MODULE, p->image)
+CODE_LOADED(cuModuleLoadFatBinary, module, LTCU_MODULE, p->fatCubin)
+CODE_LOADED(cuLibraryLoadData, library, LTCU_LIBRARY, p->code)
+CODE_LOADED(cuLibraryLoadFromFile, library, LTCU_LIBRARY, NULL)
 
 static void before_cuModuleUnload(ltcu_call *call, const void *raw_params)
 {

@@ -8,7 +8,11 @@
  *
  * A call counts as the runtime's when CUPTI says it ran inside a cuda*
  * call, or (interposition) when it came through a function pointer that
- * cuGetProcAddress handed out. A program that loads its own code through
+ * cuGetProcAddress handed out, or when the image loaded is one nvcc
+ * compiled into the program or a library (fatbin_section.c). The last is
+ * all CUPTI mode has for the CUDA 13 runtime, which loads a kernel's
+ * library in a launch's first step, before CUPTI's runtime callback for
+ * the launch (seen on an H200, driver 580). A program that loads its own code through
  * the runtime does so with cudaLibraryLoad*: those libraries are recorded
  * when CUPTI names that call. Interposition cannot tell them from the
  * runtime's: the runtime makes both through the pointers cuGetProcAddress
@@ -30,12 +34,14 @@
 
 static ltcu_map runtime_objects = LTCU_MAP_INIT;
 
-int ltcu_made_for_runtime(const ltcu_call *call, ltcu_type type)
+int ltcu_made_for_runtime(const ltcu_call *call, ltcu_type type, const void *image)
 {
-    if (call->origin != LTCU_FROM_RUNTIME || (type != LTCU_MODULE && type != LTCU_LIBRARY))
+    if (type != LTCU_MODULE && type != LTCU_LIBRARY)
         return 0;
     static const char program_loads[] = "cudaLibraryLoad";
-    return !(call->runtime_call && !strncmp(call->runtime_call, program_loads, sizeof program_loads - 1));
+    if (call->runtime_call && !strncmp(call->runtime_call, program_loads, sizeof program_loads - 1))
+        return 0;
+    return call->origin == LTCU_FROM_RUNTIME || ltcu_code_compiled_in(image);
 }
 
 /* The value kept with a runtime object: its context, or this for

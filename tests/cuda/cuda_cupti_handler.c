@@ -833,7 +833,17 @@ typedef struct load {
     ltcu_call_id id;
     uint64_t handle;
     CUresult result;
+    const void *image; /* the code loaded (NULL: "image", a string literal) */
 } load;
+
+/* Device code as nvcc embeds it, in sections of these names, which only
+ * the CUDA runtime loads: the code, and the wrapper the runtime registers
+ * and (CUDA 13) hands to cuLibraryLoadData. */
+__attribute__((section(".nv_fatbin"), used)) static const unsigned char compiled_in_code[64] = {0x50, 0xed, 0x55, 0xba};
+__attribute__((section(".nvFatBinSegment"), used)) static const struct {
+    int magic, version;
+    const void *data, *unused;
+} compiled_in_wrapper[2] = {{0x466243b1, 1, compiled_in_code, NULL}, {0x466243b1, 1, compiled_in_code, NULL}};
 
 static void load_code(void *raw)
 {
@@ -842,7 +852,11 @@ static void load_code(void *raw)
         cuModuleLoadData_params params = {(CUmodule *)&l->handle, "image"};
         drive(l->id, &params, l->result);
     } else if (l->id == LTCU_ID_cuLibraryLoadData) {
-        cuLibraryLoadData_params params = {(CUlibrary *)&l->handle, "image", NULL, NULL, 0, NULL, NULL, 0};
+        /* What the runtime passes: the image is kept where it is. */
+        CUlibraryOption options[] = {CU_LIBRARY_BINARY_IS_PRESERVED};
+        void *values[] = {(void *)1};
+        cuLibraryLoadData_params params = {(CUlibrary *)&l->handle, l->image ? l->image : "image", NULL, NULL, 0,
+                                           options, values, 1};
         drive(l->id, &params, l->result);
     } else if (l->id == LTCU_ID_cuModuleUnload) {
         cuModuleUnload_params params = {AS(CUmodule, l->handle)};
@@ -858,7 +872,7 @@ static void runtime_code(void)
     /* The kernels' module, loaded lazily in a launch: not the program's;
      * its unload at the runtime's teardown (outside any runtime call) is
      * not misuse. */
-    load module = {LTCU_ID_cuModuleLoadData, fresh(), CUDA_SUCCESS};
+    load module = {LTCU_ID_cuModuleLoadData, fresh(), CUDA_SUCCESS, NULL};
     current = AS(CUcontext, fresh());
     in_runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel_v7000", load_code, &module);
     EXPECT_GONE(LTCU_MODULE, module.handle);
@@ -872,7 +886,7 @@ static void runtime_code(void)
 
     /* A library the program loads through the runtime is the program's
      * (cudaLibraryLoadData came with CUDA 12.6). */
-    load library = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS};
+    load library = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, NULL};
 #if CUDA_VERSION >= 12060
     in_runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadData_v12060, "cudaLibraryLoadData_v12060", load_code,
                     &library);
@@ -881,14 +895,39 @@ static void runtime_code(void)
 #endif
     EXPECT_LIVE(LTCU_LIBRARY, library.handle, 0, NULL);
     /* ... and one the runtime loads for itself is not. */
-    load own = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS};
+    load own = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, NULL};
     in_runtime_call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, "cudaLaunchKernel_v7000", load_code, &own);
     EXPECT_GONE(LTCU_LIBRARY, own.handle);
-    own.id = library.id = LTCU_ID_cuLibraryUnload;
+    /* The CUDA 13 runtime loads a kernel's library in a launch's first
+     * step, with no runtime callback around it: the image tells. */
+    load lazy = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, &compiled_in_wrapper[1]};
+    load_code(&lazy);
+    EXPECT_GONE(LTCU_LIBRARY, lazy.handle);
+    load lazy_code = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, compiled_in_code + 8};
+    load_code(&lazy_code);
+    EXPECT_GONE(LTCU_LIBRARY, lazy_code.handle);
+    /* A driver API program's own library, outside any runtime call, from
+     * the heap or the program's read-only data. */
+    unsigned char *read_in = calloc(1, 64);
+    CHECK(read_in != NULL);
+    load direct = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, read_in};
+    load_code(&direct);
+    EXPECT_LIVE(LTCU_LIBRARY, direct.handle, 0, NULL);
+    load embedded = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, NULL};
+    load_code(&embedded);
+    EXPECT_LIVE(LTCU_LIBRARY, embedded.handle, 0, NULL);
+    own.id = library.id = lazy.id = lazy_code.id = direct.id = embedded.id = LTCU_ID_cuLibraryUnload;
     misuse = misuse_count();
     load_code(&own);
     load_code(&library);
+    load_code(&lazy);
+    load_code(&lazy_code);
+    load_code(&direct);
+    load_code(&embedded);
+    free(read_in);
     EXPECT_GONE(LTCU_LIBRARY, library.handle);
+    EXPECT_GONE(LTCU_LIBRARY, direct.handle);
+    EXPECT_GONE(LTCU_LIBRARY, embedded.handle);
     CHECK_EQ_INT(misuse_count(), misuse);
     current = NULL;
 }

@@ -1,0 +1,115 @@
+/*
+ * Is this code image one that nvcc compiled into a program or library?
+ *
+ * nvcc puts every translation unit's device code in an ELF section named
+ * .nv_fatbin, and a small wrapper pointing at it (the one the runtime
+ * registers) in .nvFatBinSegment. The CUDA runtime hands the driver the
+ * wrapper (seen with CUDA 13, driver 580: the image passed lies in
+ * .nvFatBinSegment) or, in other releases, the code itself, when it loads
+ * a kernel's library or module for itself. A program
+ * that loads code with the driver API passes an image it read from a file
+ * or embedded on its own (.rodata, the heap), never the runtime's. So an
+ * image inside either section of a loaded object tells the runtime's loads
+ * apart where nothing else does: CUDA 13 loads a kernel's library in a
+ * launch's first step, before CUPTI's runtime callback for the launch,
+ * and a static runtime's frames are the program's own.
+ *
+ * Section headers are not mapped, so they are read from the object's
+ * file: once per code load, which the runtime does once per image.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_front_end.h"
+
+typedef struct object_of {
+    uintptr_t address;
+    uintptr_t base; /* where the object was loaded (its dlpi_addr) */
+    char path[4096];
+    int found;
+} object_of;
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *raw)
+{
+    (void)size;
+    object_of *wanted = raw;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+        if (segment->p_type != PT_LOAD || wanted->address < start || wanted->address - start >= segment->p_memsz)
+            continue;
+        wanted->base = info->dlpi_addr;
+        /* The program itself has no name here. */
+        const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+        if (strlen(path) >= sizeof wanted->path)
+            return 1; /* found, but unreadable: not counted */
+        strcpy(wanted->path, path);
+        wanted->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+static int read_at(int fd, void *out, size_t size, uint64_t offset)
+{
+    return pread(fd, out, size, (off_t)offset) == (ssize_t)size;
+}
+
+static const char *const nvcc_sections[] = {".nvFatBinSegment", ".nv_fatbin"};
+#define SECTION_NAME_MAX sizeof ".nvFatBinSegment"
+
+static int nvcc_section_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof nvcc_sections / sizeof nvcc_sections[0]; i++)
+        if (!strcmp(name, nvcc_sections[i]))
+            return 1;
+    return 0;
+}
+
+/* Whether `offset` (from the object's base) lies in one of its nvcc sections. */
+static int in_nvcc_section(int fd, uint64_t offset)
+{
+    ElfW(Ehdr) header;
+    if (!read_at(fd, &header, sizeof header, 0) || memcmp(header.e_ident, ELFMAG, SELFMAG) ||
+        header.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+        header.e_shentsize != sizeof(ElfW(Shdr)) || header.e_shstrndx == SHN_UNDEF ||
+        header.e_shstrndx >= header.e_shnum)
+        return 0;
+    ElfW(Shdr) names;
+    if (!read_at(fd, &names, sizeof names, header.e_shoff + (uint64_t)header.e_shstrndx * sizeof names))
+        return 0;
+    for (ElfW(Half) i = 0; i < header.e_shnum; i++) {
+        ElfW(Shdr) section;
+        if (!read_at(fd, &section, sizeof section, header.e_shoff + (uint64_t)i * sizeof section))
+            return 0;
+        if (!section.sh_addr || offset < section.sh_addr || offset - section.sh_addr >= section.sh_size ||
+            section.sh_name >= names.sh_size)
+            continue;
+        /* The one section holding the image: is it nvcc's? */
+        char name[SECTION_NAME_MAX] = {0};
+        uint64_t readable = names.sh_size - section.sh_name;
+        size_t length = readable < sizeof name - 1 ? (size_t)readable : sizeof name - 1;
+        return read_at(fd, name, length, names.sh_offset + section.sh_name) && nvcc_section_name(name);
+    }
+    return 0;
+}
+
+int ltcu_code_compiled_in(const void *image)
+{
+    if (!image)
+        return 0;
+    object_of object = {.address = (uintptr_t)image};
+    dl_iterate_phdr(find_object, &object);
+    if (!object.found)
+        return 0; /* on the heap: read from a file or made at run time */
+    int fd = open(object.path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int found = in_nvcc_section(fd, (uint64_t)(object.address - object.base));
+    close(fd);
+    return found;
+}
