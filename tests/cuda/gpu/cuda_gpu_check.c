@@ -13,7 +13,11 @@
  * Exits 77 (ctest's SKIP_RETURN_CODE) with the reason on stdout when the
  * program was not built (no nvcc) or finds no usable GPU.
  *
- * Usage: cuda_gpu_check <cuda_gpu_leaky> <liblivetrack_cuda.so>
+ * The same program is built twice: with the shared runtime (libcudart.so)
+ * and with the static one (nvcc's default: the runtime is inside the
+ * program, so neither its frames nor its symbols are libcudart's).
+ *
+ * Usage: cuda_gpu_check <cuda_gpu_leaky> <liblivetrack_cuda.so> [<cuda_gpu_leaky_static>]
  */
 #include "cuda_leak_manifest.h"
 #include "cuda_report_checks.h"
@@ -34,7 +38,7 @@ static int run_mode(const char *mode, char *program, const char *library)
     char *child[] = {program, NULL};
     int status = cuda_run(child, environment, out_path, err_path);
     char *manifest = cuda_read_file(out_path), *text = cuda_read_file(err_path);
-    printf("==== %s mode (%s): exit status %d\n---- stdout:\n%s---- stderr (the report):\n%s", mode,
+    printf("==== %s, %s mode (%s): exit status %d\n---- stdout:\n%s---- stderr (the report):\n%s", program, mode,
            cupti ? inject : preload, status, manifest ? manifest : "", text ? text : "");
     char *json = cuda_read_file(report_path);
     printf("---- JSON report:\n%s\n", json ? json : "(none)");
@@ -60,8 +64,8 @@ static int run_mode(const char *mode, char *program, const char *library)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s <cuda_gpu_leaky> <liblivetrack_cuda.so>\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s <cuda_gpu_leaky> <liblivetrack_cuda.so> [<cuda_gpu_leaky_static>]\n", argv[0]);
         return 2;
     }
     if (access(argv[1], X_OK)) {
@@ -93,6 +97,13 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(status, 0);
     run_mode("CUPTI", argv[1], argv[2]);
     run_mode("interposition", argv[1], argv[2]);
+    if (argc == 4) {
+        CHECK(access(argv[3], X_OK) == 0); /* built with the shared one: this one too */
+        if (!access(argv[3], X_OK)) {
+            run_mode("CUPTI", argv[3], argv[2]);
+            run_mode("interposition", argv[3], argv[2]);
+        }
+    }
     unlink(out_path);
     unlink(err_path);
     unlink(report_path);

@@ -30,14 +30,18 @@ fi
 out="$build/tests/cuda/gpu"
 mkdir -p "$out"
 # -g -O0: each call on its own line in the report; -cudart shared: the
-# runtime's frames are in libcudart, which livetrack drops from call sites.
-echo "run.sh: $nvcc -g -O0 -cudart shared -o $out/cuda_gpu_leaky cuda_gpu_leaky.cu"
-"$nvcc" -g -O0 -cudart shared -o "$out/cuda_gpu_leaky" "$here/cuda_gpu_leaky.cu"
+# runtime's frames are in libcudart, which livetrack drops from call sites;
+# -cudart static (nvcc's default): the runtime is inside the program.
+for runtime in shared static; do
+  name=cuda_gpu_leaky; [ "$runtime" = static ] && name=cuda_gpu_leaky_static
+  echo "run.sh: $nvcc -g -O0 -cudart $runtime -o $out/$name cuda_gpu_leaky.cu"
+  "$nvcc" -g -O0 -cudart "$runtime" -o "$out/$name" "$here/cuda_gpu_leaky.cu"
+done
 
 checker="$out/cuda_gpu_check"
 if [ -x "$checker" ]; then
   # Runs both modes, prints the reports, and checks them.
-  exec "$checker" "$out/cuda_gpu_leaky" "$library"
+  exec "$checker" "$out/cuda_gpu_leaky" "$library" "$out/cuda_gpu_leaky_static"
 fi
 
 # No checker built: run both modes and print the reports only.
@@ -49,11 +53,13 @@ if [ "$status" -eq 77 ]; then
   "$out/cuda_gpu_leaky" || true
   exit 77
 fi
-for mode in CUPTI interposition; do
-  echo "==== $mode mode"
-  if [ "$mode" = CUPTI ]; then
-    env -u LD_PRELOAD CUDA_INJECTION64_PATH="$library" LIVETRACK_EXIT_REPORT=always "$out/cuda_gpu_leaky" || true
-  else
-    env -u CUDA_INJECTION64_PATH LD_PRELOAD="$library" LIVETRACK_EXIT_REPORT=always "$out/cuda_gpu_leaky" || true
-  fi
+for program in cuda_gpu_leaky cuda_gpu_leaky_static; do
+  for mode in CUPTI interposition; do
+    echo "==== $program, $mode mode"
+    if [ "$mode" = CUPTI ]; then
+      env -u LD_PRELOAD CUDA_INJECTION64_PATH="$library" LIVETRACK_EXIT_REPORT=always "$out/$program" || true
+    else
+      env -u CUDA_INJECTION64_PATH LD_PRELOAD="$library" LIVETRACK_EXIT_REPORT=always "$out/$program" || true
+    fi
+  done
 done
