@@ -94,6 +94,13 @@ static int tracked_symbol(const char *name)
     return -1;
 }
 
+/* Whether `function` is the loaded driver's own `name`. */
+static int is_driver_function(void *function, const char *name)
+{
+    void *driver = loaded_driver_library();
+    return driver && function == ltcu_real_dlsym(driver, name);
+}
+
 /* Whether our wrapper of `name`, which calls `forwards_to`, calls the
  * driver's own function. When it does not, another interposer of the name
  * sits after us (a profiling shim the program links, or one preloaded
@@ -104,8 +111,7 @@ static int tracked_symbol(const char *name)
  * chain, so its calls are tracked once. */
 static int forwards_to_driver(void *forwards_to, const char *name)
 {
-    void *driver = loaded_driver_library();
-    return forwards_to && driver && forwards_to == ltcu_real_dlsym(driver, name);
+    return forwards_to && is_driver_function(forwards_to, name);
 }
 
 /* Our wrapper for a cu* name the driver has, else NULL. */
@@ -132,6 +138,13 @@ static void *tracked_replacement(void *handle, const char *name)
         return NULL;
     if (id >= 0 && found != forwards_to)
         return NULL; /* another driver than the one our wrapper calls */
+    /* cuGetProcAddress: our wrapper calls the next in the chain, which is
+     * the driver or an interposer before it. Looked up in the driver, it
+     * stands for the driver's (the runtime's path, a shim then included);
+     * looked up in another library (a stub or a shim dlopened on its own,
+     * in no chain), that library's own is the answer. */
+    if (id < 0 && found != forwards_to && !is_driver_function(found, name))
+        return NULL;
     return wrapper;
 }
 

@@ -72,6 +72,28 @@ int main(void)
     if (function)
         allocate_once((alloc_fn)function, 0);
 
+    /* The CUDA runtime's path: dlopen the driver, look cuGetProcAddress up
+     * in it, fetch the rest through it. The lookup in the driver gets
+     * livetrack's wrapper although the chain's next is the shim, so the
+     * runtime's calls are tracked (and pass the shim). */
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    CHECK(driver != NULL);
+    typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
+    get_proc_fn runtime_get_proc = driver ? (get_proc_fn)dlsym(driver, "cuGetProcAddress_v2") : NULL;
+    CHECK(runtime_get_proc && !strcmp(cuda_module_of((void *)runtime_get_proc), "liblivetrack_cuda.so"));
+    if (runtime_get_proc) {
+        function = NULL;
+        get_proc_calls = interposer_shim_get_proc_calls();
+        CHECK_EQ_INT(runtime_get_proc("cuMemAlloc", &function, 12000, CU_GET_PROC_ADDRESS_DEFAULT, NULL),
+                     CUDA_SUCCESS);
+        CHECK_EQ_INT(interposer_shim_get_proc_calls() - get_proc_calls, 1);
+        CHECK_EQ_INT(strcmp(cuda_module_of(function), "liblivetrack_cuda.so"), 0);
+        if (function)
+            allocate_once((alloc_fn)function, 0);
+    }
+    if (driver)
+        dlclose(driver);
+
     CHECK_EQ_INT(interposer_shim_reentries(), 0);
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);

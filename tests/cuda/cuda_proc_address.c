@@ -334,6 +334,18 @@ static void dlsym_paths(void)
     CHECK_EQ_INT(rtld_next_probe_after_first(), 2);
     int (*next)(void) = (int (*)(void))dlsym(RTLD_NEXT, "rtld_next_probe");
     CHECK(next && next() == 1);
+    /* A library that is not the driver and not in the chain to it (a
+     * shim or stub dlopened on its own): looked up by its handle, its
+     * cuGetProcAddress is its own, not livetrack's wrapper of the driver's. */
+    void *other = dlopen(CUDA_OTHER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    CHECK(other != NULL);
+    if (other) {
+        void *get_proc_other = dlsym(other, "cuGetProcAddress_v2");
+        CHECK(get_proc_other && !strcmp(cuda_module_of(get_proc_other), "libcuda_interposer_shim.so"));
+        if (!get_proc_other || strcmp(cuda_module_of(get_proc_other), "libcuda_interposer_shim.so"))
+            fprintf(stderr, "dlsym(other library, cuGetProcAddress_v2) is in %s\n", cuda_module_of(get_proc_other));
+        dlclose(other);
+    }
 }
 
 int main(void)
