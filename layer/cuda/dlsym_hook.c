@@ -114,6 +114,26 @@ static int forwards_to_driver(void *forwards_to, const char *name)
     return forwards_to && is_driver_function(forwards_to, name);
 }
 
+/* What ltcu_dlsym_replacement returns for "this lookup fails": dlsym
+ * below turns it into NULL (no function lives at address 1). */
+#define LOOKUP_FAILS ((void *)1)
+
+/* dlsym(RTLD_DEFAULT, name) when nothing after livetrack defines `name`
+ * (the driver is not loaded yet, or only locally): glibc would find our
+ * own export, which the program must not see, so "is the driver there?"
+ * is answered as without us. A definition before ours (the program's
+ * own) is glibc's answer. */
+static void *default_scope_without_us(const char *name)
+{
+    void *global = ltcu_real_dlsym(RTLD_DEFAULT, name);
+    Dl_info global_in, ours;
+    if (!global || !dladdr(global, &global_in) || !dladdr((void *)default_scope_without_us, &ours) ||
+        global_in.dli_fbase != ours.dli_fbase)
+        return NULL; /* glibc's answer */
+    ltcu_real_dlsym(RTLD_NEXT, name); /* fails again, so dlerror() says why */
+    return LOOKUP_FAILS;
+}
+
 /* Our wrapper for a cu* name the driver has, else NULL. */
 static void *tracked_replacement(void *handle, const char *name)
 {
@@ -131,6 +151,8 @@ static void *tracked_replacement(void *handle, const char *name)
      * lookup that fails must fail as it would without us. */
     int relative = handle == RTLD_NEXT || handle == RTLD_DEFAULT;
     void *found = ltcu_real_dlsym(relative ? RTLD_NEXT : handle, name);
+    if (!found && handle == RTLD_DEFAULT)
+        return default_scope_without_us(name);
     if (!found || found == wrapper)
         return found;
     void *forwards_to = id >= 0 ? ltcu_real_exported((ltcu_call_id)id) : ltcu_get_proc_address_real(name);
@@ -149,7 +171,8 @@ static void *tracked_replacement(void *handle, const char *name)
 }
 
 /* Called by dlsym below for every lookup: our wrapper for `name` when it
- * is one, else NULL (then glibc's dlsym answers). */
+ * is one, LOOKUP_FAILS when the answer is NULL, else NULL (then glibc's
+ * dlsym answers). */
 void *ltcu_dlsym_replacement(void *handle, const char *name);
 UNINSTRUMENTED void *ltcu_dlsym_replacement(void *handle, const char *name)
 {
@@ -184,10 +207,14 @@ __asm__(".text\n"
         "popq %rdi\n"
         ".cfi_adjust_cfa_offset -8\n"
         "testq %rax, %rax\n"
-        "jnz 1f\n"
-        "jmpq *ltcu_glibc_dlsym(%rip)\n"
+        "jz 2f\n"
+        "cmpq $1, %rax\n" /* LOOKUP_FAILS: answer NULL */
+        "jne 1f\n"
+        "xorl %eax, %eax\n"
         "1:\n"
         "ret\n"
+        "2:\n"
+        "jmpq *ltcu_glibc_dlsym(%rip)\n"
         ".cfi_endproc\n"
         ".size dlsym, .-dlsym\n");
 #elif defined(__aarch64__)
@@ -215,6 +242,8 @@ __asm__(".text\n"
         "br x16\n"
         "1:\n"
         ".cfi_restore_state\n"
+        "cmp x0, #1\n" /* LOOKUP_FAILS: answer NULL */
+        "csel x0, xzr, x0, eq\n"
         "ldp x29, x30, [sp], #32\n"
         ".cfi_def_cfa_offset 0\n"
         "ret\n"
@@ -224,6 +253,8 @@ __asm__(".text\n"
 __attribute__((visibility("default"))) void *dlsym(void *handle, const char *name)
 {
     void *wrapper = ltcu_dlsym_replacement(handle, name);
+    if (wrapper == LOOKUP_FAILS)
+        return NULL;
     return wrapper ? wrapper : ltcu_real_dlsym(handle, name);
 }
 #endif

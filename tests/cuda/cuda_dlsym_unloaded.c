@@ -1,0 +1,61 @@
+/*
+ * Before the program loads the driver, dlsym(RTLD_DEFAULT, "cu...") must
+ * fail as it does without livetrack, although livetrack's preloaded
+ * library exports those names: programs ask it to learn whether CUDA is
+ * there. A driver dlopened locally is still not in the default scope;
+ * dlopened globally, the lookup gets livetrack's wrapper (tracked).
+ *
+ * Not linked with the driver; run with liblivetrack_cuda.so preloaded.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+static const char *module_of(void *address)
+{
+    Dl_info info;
+    if (!address || !dladdr(address, &info) || !info.dli_fname)
+        return "(none)";
+    const char *slash = strrchr(info.dli_fname, '/');
+    return slash ? slash + 1 : info.dli_fname;
+}
+
+static void expect_absent(const char *name, const char *when)
+{
+    dlerror();
+    void *found = dlsym(RTLD_DEFAULT, name);
+    if (found)
+        fprintf(stderr, "%s: dlsym(RTLD_DEFAULT, %s) found it in %s\n", when, name, module_of(found));
+    CHECK(found == NULL);
+    CHECK(dlerror() != NULL); /* and says why, as glibc does */
+}
+
+int main(void)
+{
+    /* livetrack is there: its own lookups work. */
+    CHECK(dlsym(RTLD_DEFAULT, "livetrack_create") != NULL);
+    CHECK(dlsym(RTLD_DEFAULT, "cuda_no_such_function") == NULL);
+
+    expect_absent("cuMemAlloc_v2", "no driver loaded");
+    expect_absent("cuGetProcAddress_v2", "no driver loaded");
+    expect_absent("cuStreamCreate", "no driver loaded");
+
+    void *local = dlopen(FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
+    CHECK(local != NULL);
+    expect_absent("cuMemAlloc_v2", "driver loaded locally");
+    /* Looked up in the driver itself: livetrack's wrapper. */
+    void *in_driver = local ? dlsym(local, "cuMemAlloc_v2") : NULL;
+    CHECK(in_driver && !strcmp(module_of(in_driver), "liblivetrack_cuda.so"));
+
+    void *global = dlopen(FAKE_DRIVER, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+    CHECK(global != NULL);
+    void *found = dlsym(RTLD_DEFAULT, "cuMemAlloc_v2");
+    CHECK(found && !strcmp(module_of(found), "liblivetrack_cuda.so"));
+    if (global)
+        dlclose(global);
+    if (local)
+        dlclose(local);
+    return check_summary("cuda_dlsym_unloaded");
+}
