@@ -88,6 +88,49 @@ __attribute__((unused)) static int bench_parse_section(const char *text, const c
     return 0;
 }
 
+/* One "--name VALUE" option of a front end's benchmark: a number within
+ * [min, max] into *number, or else a string into *text. */
+typedef struct bench_option {
+    const char *name;
+    long *number;
+    long min, max;
+    const char **text;
+} bench_option;
+
+/* Reads "--name VALUE" pairs into `options`; --help or -h prints `usage`
+ * and exits 0, and anything else prints it to stderr and exits 2. */
+__attribute__((unused)) static void bench_parse_options(int argc, char **argv, const bench_option *options,
+                                                        size_t count, const char *usage)
+{
+    for (int i = 1; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        const bench_option *option = NULL;
+        for (size_t o = 0; o < count && !option; o++)
+            if (!strcmp(argv[i], options[o].name))
+                option = &options[o];
+        if (!option || i + 1 >= argc) {
+            fputs(usage, stderr);
+            exit(2);
+        }
+        if (option->number)
+            *option->number = bench_parse_long(option->name, argv[i + 1], option->min, option->max);
+        else
+            *option->text = argv[i + 1];
+    }
+}
+
+/* This program's own path, to run itself as a child. */
+__attribute__((unused)) static void bench_self_path(char *out, size_t size)
+{
+    ssize_t length = readlink("/proc/self/exe", out, size - 1);
+    if (length <= 0)
+        bench_die("cannot find this program's path");
+    out[length] = '\0';
+}
+
 __attribute__((unused)) static double bench_parse_double(const char *option, const char *text, double min, double max)
 {
     char *end;

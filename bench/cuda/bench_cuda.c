@@ -278,34 +278,18 @@ int main(int argc, char **argv)
         "  --depth N        frames below main the loops run at (default 20)\n"
         "  --library PATH   liblivetrack_cuda.so (default: the one built with this tree)\n"
         "  --help           this text\n";
-    for (int i = 1; i < argc; i += 2) { /* each option takes a value */
-        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--rounds") && value)
-            rounds = bench_parse_long("--rounds", value, 1, 1000);
-        else if (!strcmp(argv[i], "--samples") && value)
-            samples = bench_parse_long("--samples", value, 1, 10000);
-        else if (!strcmp(argv[i], "--iterations") && value)
-            iterations = bench_parse_long("--iterations", value, 1, 100000000);
-        else if (!strcmp(argv[i], "--depth") && value)
-            depth = bench_parse_long("--depth", value, 0, 200);
-        else if (!strcmp(argv[i], "--library") && value)
-            library = value;
-        else {
-            fputs(usage, stderr);
-            return 2;
-        }
-    }
+    const bench_option options[] = {
+        {"--rounds", &rounds, 1, 1000, NULL},
+        {"--samples", &samples, 1, 10000, NULL},
+        {"--iterations", &iterations, 1, 100000000, NULL},
+        {"--depth", &depth, 0, 200, NULL},
+        {"--library", NULL, 0, 0, &library},
+    };
+    bench_parse_options(argc, argv, options, sizeof options / sizeof options[0], usage);
     if (access(library, R_OK))
         bench_die("no interposer at %s (build livetrack_cuda, or pass --library)", library);
     char self[4096];
-    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0)
-        bench_die("cannot find this program's path");
-    self[length] = '\0';
+    bench_self_path(self, sizeof self);
 
     double start = bench_now_ns();
     for (long r = 0; r < rounds; r++) {

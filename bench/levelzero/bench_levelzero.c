@@ -364,10 +364,7 @@ int main(int argc, char **argv)
         return worker(samples, iterations, driver, front_end);
 
     char self[4096];
-    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (length <= 0)
-        bench_die("cannot find my own executable");
-    self[length] = '\0';
+    bench_self_path(self, sizeof self);
     side_results sides[2];
     for (int with = 0; with < 2; with++) {
         sides[with].ns = calloc(LOOP_COUNT * (size_t)rounds, sizeof(double));
