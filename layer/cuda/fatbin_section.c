@@ -19,6 +19,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
@@ -43,8 +44,8 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *raw)
         if (segment->p_type != PT_LOAD || wanted->address < start || wanted->address - start >= segment->p_memsz)
             continue;
         wanted->base = info->dlpi_addr;
-        /* The program itself has no name here. */
-        const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "/proc/self/exe";
+        /* The program itself has no name here: mapped_file() finds it. */
+        const char *path = info->dlpi_name ? info->dlpi_name : "";
         if (strlen(path) >= sizeof wanted->path)
             return 1; /* found, but unreadable: not counted */
         strcpy(wanted->path, path);
@@ -60,42 +61,88 @@ static int read_at(int fd, void *out, size_t size, uint64_t offset)
 }
 
 static const char *const nvcc_sections[] = {".nvFatBinSegment", ".nv_fatbin"};
-#define SECTION_NAME_MAX sizeof ".nvFatBinSegment"
 
-static int nvcc_section_name(const char *name)
+/* Whether the name at `offset` of the name table is one of nvcc's, whole. */
+static int nvcc_section_name(int fd, const ElfW(Shdr) *names, uint64_t offset)
 {
+    char name[sizeof ".nvFatBinSegment"]; /* the longer name and its NUL */
+    if (offset >= names->sh_size)
+        return 0;
+    uint64_t readable = names->sh_size - offset;
+    size_t length = readable < sizeof name ? (size_t)readable : sizeof name;
+    if (!read_at(fd, name, length, names->sh_offset + offset) || !memchr(name, '\0', length))
+        return 0; /* longer than both, or cut off */
     for (size_t i = 0; i < sizeof nvcc_sections / sizeof nvcc_sections[0]; i++)
         if (!strcmp(name, nvcc_sections[i]))
             return 1;
     return 0;
 }
 
-/* Whether `offset` (from the object's base) lies in one of its nvcc sections. */
+/* Whether `offset` (from the object's base) lies in one of its nvcc
+ * sections. Only those are looked at, by name: other sections may span
+ * theirs in address (.tbss takes addresses it never occupies). */
 static int in_nvcc_section(int fd, uint64_t offset)
 {
     ElfW(Ehdr) header;
     if (!read_at(fd, &header, sizeof header, 0) || memcmp(header.e_ident, ELFMAG, SELFMAG) ||
         header.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
-        header.e_shentsize != sizeof(ElfW(Shdr)) || header.e_shstrndx == SHN_UNDEF ||
-        header.e_shstrndx >= header.e_shnum)
+        header.e_shentsize != sizeof(ElfW(Shdr)) || header.e_shoff == 0)
         return 0;
-    ElfW(Shdr) names;
-    if (!read_at(fd, &names, sizeof names, header.e_shoff + (uint64_t)header.e_shstrndx * sizeof names))
-        return 0;
-    for (ElfW(Half) i = 0; i < header.e_shnum; i++) {
-        ElfW(Shdr) section;
-        if (!read_at(fd, &section, sizeof section, header.e_shoff + (uint64_t)i * sizeof section))
+    /* Extended numbering: past SHN_LORESERVE sections, the count and the
+     * name table's index are in section 0. */
+    uint64_t count = header.e_shnum, names_index = header.e_shstrndx;
+    if (count == 0 || names_index == SHN_XINDEX) {
+        ElfW(Shdr) first;
+        if (!read_at(fd, &first, sizeof first, header.e_shoff))
             return 0;
-        if (!section.sh_addr || offset < section.sh_addr || offset - section.sh_addr >= section.sh_size ||
-            section.sh_name >= names.sh_size)
+        if (count == 0)
+            count = first.sh_size;
+        if (names_index == SHN_XINDEX)
+            names_index = first.sh_link;
+    }
+    ElfW(Shdr) names;
+    if (names_index == SHN_UNDEF || names_index >= count ||
+        !read_at(fd, &names, sizeof names, header.e_shoff + names_index * sizeof names))
+        return 0;
+    for (uint64_t i = 0; i < count; i++) {
+        ElfW(Shdr) section;
+        if (!read_at(fd, &section, sizeof section, header.e_shoff + i * sizeof section))
+            return 0;
+        if (!(section.sh_flags & SHF_ALLOC) || (section.sh_flags & SHF_TLS) || offset < section.sh_addr ||
+            offset - section.sh_addr >= section.sh_size)
             continue;
-        /* The one section holding the image: is it nvcc's? */
-        char name[SECTION_NAME_MAX] = {0};
-        uint64_t readable = names.sh_size - section.sh_name;
-        size_t length = readable < sizeof name - 1 ? (size_t)readable : sizeof name - 1;
-        return read_at(fd, name, length, names.sh_offset + section.sh_name) && nvcc_section_name(name);
+        if (nvcc_section_name(fd, &names, section.sh_name))
+            return 1;
     }
     return 0;
+}
+
+/* The file mapped at `address`, from /proc/self/maps: the program's own
+ * path where the loader gives none (run as "ld.so ./program",
+ * /proc/self/exe is the loader). 0: not found. */
+static int mapped_file(uintptr_t address, char *path, size_t size)
+{
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps)
+        return 0;
+    char line[4096 + 128];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, maps)) {
+        unsigned long start, end;
+        int name_at = 0;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &start, &end, &name_at) < 2 || address < start ||
+            address >= end || !name_at || line[name_at] != '/')
+            continue;
+        size_t length = strcspn(line + name_at, "\n");
+        if (length < size) {
+            memcpy(path, line + name_at, length);
+            path[length] = '\0';
+            found = 1;
+        }
+        break;
+    }
+    fclose(maps);
+    return found;
 }
 
 int ltcu_code_compiled_in(const void *image)
@@ -106,6 +153,8 @@ int ltcu_code_compiled_in(const void *image)
     dl_iterate_phdr(find_object, &object);
     if (!object.found)
         return 0; /* on the heap: read from a file or made at run time */
+    if (!object.path[0] && !mapped_file(object.address, object.path, sizeof object.path))
+        return 0;
     int fd = open(object.path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;

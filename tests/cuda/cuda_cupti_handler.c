@@ -844,6 +844,11 @@ __attribute__((section(".nvFatBinSegment"), used)) static const struct {
     int magic, version;
     const void *data, *unused;
 } compiled_in_wrapper[2] = {{0x466243b1, 1, compiled_in_code, NULL}, {0x466243b1, 1, compiled_in_code, NULL}};
+/* Not nvcc's: a longer name that starts like one. */
+__attribute__((section(".nvFatBinSegmentCopy"), used)) static const unsigned char lookalike_code[64] = {1};
+/* Thread-local data: .tbss takes addresses it never occupies, which may
+ * span the sections above. */
+static __thread char thread_scratch[16384] __attribute__((used));
 
 static void load_code(void *raw)
 {
@@ -916,7 +921,11 @@ static void runtime_code(void)
     load embedded = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, NULL};
     load_code(&embedded);
     EXPECT_LIVE(LTCU_LIBRARY, embedded.handle, 0, NULL);
-    own.id = library.id = lazy.id = lazy_code.id = direct.id = embedded.id = LTCU_ID_cuLibraryUnload;
+    load lookalike = {LTCU_ID_cuLibraryLoadData, fresh(), CUDA_SUCCESS, lookalike_code};
+    load_code(&lookalike);
+    EXPECT_LIVE(LTCU_LIBRARY, lookalike.handle, 0, NULL);
+    thread_scratch[0] = 1;
+    own.id = library.id = lazy.id = lazy_code.id = direct.id = embedded.id = lookalike.id = LTCU_ID_cuLibraryUnload;
     misuse = misuse_count();
     load_code(&own);
     load_code(&library);
@@ -924,6 +933,7 @@ static void runtime_code(void)
     load_code(&lazy_code);
     load_code(&direct);
     load_code(&embedded);
+    load_code(&lookalike);
     free(read_in);
     EXPECT_GONE(LTCU_LIBRARY, library.handle);
     EXPECT_GONE(LTCU_LIBRARY, direct.handle);
