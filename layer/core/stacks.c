@@ -469,12 +469,62 @@ livetrack_stack_id livetrack_capture_stack(void)
     return lt_stack_capture(LIVETRACK_DOMAIN_COUNT, 0);
 }
 
+/* A CUDA runtime linked statically (nvcc's default) is part of the
+ * program's own module, so app_start() cannot tell its frames from the
+ * program's by module. Its functions are named libcudart_static_<hash>,
+ * carry no debug information, and lead up to the one cuda* entry point
+ * the program called (cudaMalloc, __cudaPopCallConfiguration): those
+ * frames, all in one module, are skipped when the stack goes on past
+ * them. Symbolizing them is a cache lookup after the first time, and
+ * this runs only when a stack is read (reports), never when one is
+ * captured. */
+static int runtime_named(const livetrack_frame *frame, const char *prefix)
+{
+    size_t length = strlen(prefix);
+    return frame->function && !frame->file && !strncmp(frame->function, prefix, length);
+}
+
+static int entry_point_named(const livetrack_frame *frame)
+{
+    /* cudaMalloc, __cudaLaunchKernel: "cuda" then a capital; not cuda_x() or cuda::x */
+    const char *name = frame->function;
+    if (!name || frame->file)
+        return 0;
+    if (!strncmp(name, "__", 2))
+        name += 2;
+    return !strncmp(name, "cuda", 4) && name[4] >= 'A' && name[4] <= 'Z';
+}
+
+static int same_module(const livetrack_frame *a, const livetrack_frame *b)
+{
+    return a->module && b->module && !strcmp(a->module, b->module);
+}
+
+static size_t static_cuda_runtime_frames(const uintptr_t *frames, size_t count)
+{
+    livetrack_frame first = {0}, frame = {0};
+    size_t skipped = 0;
+    while (skipped + 1 < count && lt_symbolize_address(frames[skipped], &frame, 1) &&
+           runtime_named(&frame, "libcudart_static_") && (!skipped || same_module(&frame, &first))) {
+        if (!skipped)
+            first = frame;
+        skipped++;
+    }
+    if (skipped && skipped + 1 < count && lt_symbolize_address(frames[skipped], &frame, 1) &&
+        entry_point_named(&frame) && same_module(&frame, &first))
+        skipped++;
+    return skipped;
+}
+
 size_t livetrack_stack_addresses(livetrack_stack_id stack, uintptr_t *out, size_t max)
 {
     stack_entry *e = entry_of(stack);
     if (!e || !out)
         return 0;
     unsigned start = app_start(e);
+    /* The frames captured beyond the depth (the slack) stand in for the
+     * runtime's, as far as they go. */
+    start += (unsigned)static_cuda_runtime_frames(e->frames + start, e->depth - start);
     size_t depth = (size_t)lt_get_settings()->stack_depth;
     size_t count = 0;
     for (unsigned i = start; i < e->depth && count < depth && count < max; i++)
@@ -482,39 +532,12 @@ size_t livetrack_stack_addresses(livetrack_stack_id stack, uintptr_t *out, size_
     return count;
 }
 
-/* A CUDA runtime linked statically (nvcc's default) is part of the
- * program's own module, so app_start() cannot tell its frames from the
- * program's by module. Its functions are named libcudart_static_<hash>,
- * without debug information, and lead up to the cuda* entry point the
- * program called: that lead-in is dropped when the stack goes on past it. */
-static int in_static_cuda_runtime(const livetrack_frame *frame, int after_runtime_frames)
-{
-    static const char internal[] = "libcudart_static_";
-    if (!frame->function || frame->file)
-        return 0;
-    if (!strncmp(frame->function, internal, sizeof internal - 1))
-        return 1;
-    return after_runtime_frames && (!strncmp(frame->function, "cuda", 4) || !strncmp(frame->function, "__cuda", 6));
-}
-
-static size_t static_cuda_runtime_frames(const uintptr_t *addresses, size_t count)
-{
-    size_t skipped = 0;
-    while (skipped + 1 < count) {
-        livetrack_frame frame = {0};
-        if (!lt_symbolize_address(addresses[skipped], &frame, 1) || !in_static_cuda_runtime(&frame, skipped > 0))
-            break;
-        skipped++;
-    }
-    return skipped;
-}
-
 size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out, size_t max)
 {
     uintptr_t addresses[LT_MAX_STACK_DEPTH];
     size_t count = livetrack_stack_addresses(stack, addresses, LT_MAX_STACK_DEPTH);
     size_t used = 0;
-    for (size_t i = static_cuda_runtime_frames(addresses, count); i < count && used < max; i++)
+    for (size_t i = 0; i < count && used < max; i++)
         used += lt_symbolize_address(addresses[i], out + used, max - used);
     return used;
 }

@@ -11,4 +11,7 @@ void cudaStandInMalloc(uint64_t handle);
  * with "cuda", creating the same object itself: no runtime frames. */
 void cudaHelperOfTheProgram(uint64_t handle);
 
+/* The program's wrapper of cudaStandInMalloc, without debug information. */
+void cuda_alloc_checked(uint64_t handle);
+
 #endif

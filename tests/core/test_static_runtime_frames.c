@@ -2,7 +2,9 @@
  * A statically linked CUDA runtime is inside the program's module, so
  * only its function names tell its frames apart: a call site starts at
  * the program's line, not at libcudart_static_<hash> or the cuda* entry
- * point (stacks.c). A program's own cuda* function is kept.
+ * point (stacks.c). A program's own cuda* function is kept. Run with the
+ * default depth and with LIVETRACK_STACK_DEPTH=4, where the runtime's
+ * three frames must not crowd the program's out.
  */
 #include "livetrack/livetrack.h"
 #include "static_runtime_standin.h"
@@ -45,6 +47,19 @@ int main(void)
         CHECK(frames[0].function && !strcmp(frames[0].function, "cudaHelperOfTheProgram"));
         CHECK(frames[1].function && !strcmp(frames[1].function, "main"));
     }
+    /* Only the one entry point goes: the program's wrapper stays. */
+    cuda_alloc_checked(0x3000);
+    __asm__ volatile("" ::: "memory");
+    count = livetrack_stack_symbolize(stack_of(0x3000), frames, 32);
+    CHECK(count > 1);
+    if (count > 1) {
+        CHECK(frames[0].function && !strcmp(frames[0].function, "cuda_alloc_checked"));
+        CHECK(frames[1].function && !strcmp(frames[1].function, "main"));
+    }
+    /* The addresses agree with the symbolized frames. */
+    uintptr_t addresses[32];
+    CHECK(livetrack_stack_addresses(stack_of(0x3000), addresses, 32) > 0 && addresses[0] == frames[0].address);
+    livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x3000, "test");
     livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x1000, "test");
     livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x2000, "test");
     return check_summary("test_static_runtime_frames");
