@@ -18,10 +18,12 @@
  * Exits 77 with "SKIP: ..." when there is no usable GPU.
  */
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "livetrack/livetrack.h"
 
 enum side { WITHOUT, INTERPOSED, CUPTI, SIDE_COUNT };
 static const char *const side_names[SIDE_COUNT] = {"without", "interposed", "cupti"};
@@ -120,6 +122,22 @@ static int mapped(const char *library)
     return found;
 }
 
+/* Objects livetrack recorded in this process (0: none, or no livetrack).
+ * Loaded does not mean attached: CUPTI may have refused. The registry is
+ * asked through dlopen, as CUPTI's injection opens it locally. */
+static uint64_t objects_tracked(void)
+{
+    void *registry = dlopen("liblivetrack.so.0", RTLD_LAZY | RTLD_NOLOAD);
+    if (!registry)
+        return 0;
+    void (*get_stats)(livetrack_stats *) = (void (*)(livetrack_stats *))dlsym(registry, "livetrack_get_stats");
+    livetrack_stats stats = {0};
+    if (get_stats)
+        get_stats(&stats);
+    dlclose(registry);
+    return stats.created;
+}
+
 static int child(long samples, long iterations)
 {
     int devices = 0;
@@ -142,6 +160,7 @@ static int child(long samples, long iterations)
         }
     }
     check(cudaStreamDestroy(work_stream), "cudaStreamDestroy");
+    printf("# tracked %llu\n", (unsigned long long)objects_tracked());
     return 0;
 }
 
@@ -154,8 +173,10 @@ typedef struct samples_of {
 
 static samples_of results[OPERATION_COUNT][SIDE_COUNT];
 
-/* Returns 77 when the child found no GPU, else 0 (dies on failure). */
-static int run_child(const char *self, const char *library, enum side side, long samples, long iterations)
+/* Returns 77 when the first child (without livetrack: the rotation
+ * starts there) found no GPU, else 0; dies on failure. */
+static int run_child(const char *self, const char *library, enum side side, long samples, long iterations,
+                     int first_child)
 {
     char samples_text[32], iterations_text[32];
     snprintf(samples_text, sizeof samples_text, "%ld", samples);
@@ -184,6 +205,7 @@ static int run_child(const char *self, const char *library, enum side side, long
     FILE *in = fdopen(channel[0], "r");
     char line[512];
     int loaded = -1, skipped = 0;
+    unsigned long long tracked = 0;
     while (in && fgets(line, sizeof line, in)) {
         char name[64];
         double ns;
@@ -196,6 +218,8 @@ static int run_child(const char *self, const char *library, enum side side, long
             loaded = !strncmp(line + 12, "loaded", 6);
             continue;
         }
+        if (sscanf(line, "# tracked %llu", &tracked) == 1)
+            continue;
         if (sscanf(line, "%63s %lf", name, &ns) != 2)
             continue;
         for (size_t o = 0; o < OPERATION_COUNT; o++) {
@@ -214,12 +238,20 @@ static int run_child(const char *self, const char *library, enum side side, long
     int status = 0;
     waitpid(pid, &status, 0);
     fprintf(stderr, "bench_cuda_gpu: %s child done\n", side_names[side]); /* progress, should a limit cut it */
-    if (skipped && WIFEXITED(status) && WEXITSTATUS(status) == 77)
+    if (skipped && WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+        /* The first child runs without livetrack: a GPU it found that a
+         * later child does not is livetrack's doing, not a skip. */
+        if (side != WITHOUT || !first_child)
+            bench_die("the %s run found no usable GPU; the run without livetrack did", side_names[side]);
         return 77;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status))
         bench_die("the child run %s failed", side_names[side]);
     if (loaded != (side != WITHOUT))
         bench_die("the %s run %s livetrack", side_names[side], loaded ? "found" : "did not find");
+    if (side != WITHOUT && !tracked)
+        bench_die("the %s run loaded livetrack, which tracked nothing (did it attach? see its messages above)",
+                  side_names[side]);
     return 0;
 }
 
@@ -259,7 +291,7 @@ int main(int argc, char **argv)
     double start = bench_now_ns();
     for (long r = 0; r < rounds; r++)
         for (int k = 0; k < SIDE_COUNT; k++) /* rotate the order: slow drifts cancel */
-            if (run_child(self, library, (enum side)((r + k) % SIDE_COUNT), samples, iterations) == 77)
+            if (run_child(self, library, (enum side)((r + k) % SIDE_COUNT), samples, iterations, !r && !k) == 77)
                 return 77;
     printf("# bench_cuda_gpu: real GPU and driver, %ld rounds x %ld samples x %ld iterations, "
            "LIVETRACK_STACK_DEPTH=%s, %.1f s\n",
