@@ -183,14 +183,20 @@ static void put_settings(FILE *out, const lt_report_model *model)
 
 static void put_summary(FILE *out, const lt_report_model *model)
 {
+    /* Beside kept_alive_objects (which counts what suppressed leaks hold
+     * too): the released objects unsuppressed leaks keep alive, each
+     * counted once, and their bytes, memory the program released that a
+     * leak still pins. Always written, 0 when none. */
     fprintf(out,
             "  \"summary\": {\"leaked_objects\": %" PRIu64 ", \"leaked_bytes\": %" PRIu64
-            ", \"kept_alive_objects\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
+            ", \"kept_alive_objects\": %" PRIu64 ", \"kept_by_leaks_objects\": %" PRIu64
+            ", \"kept_by_leaks_bytes\": %" PRIu64 ", \"suppressed_objects\": %" PRIu64
             ", \"suppressed_bytes\": %" PRIu64 ", \"live_objects\": %" PRIu64 ", \"created_objects\": %" PRIu64
             ", \"misuse_count\": %" PRIu64 ", \"incomplete\": ",
-            model->leaked_objects, model->leaked_bytes, model->kept_objects, model->suppressed_objects,
-            model->suppressed_bytes, model->snapshot ? (uint64_t)model->count : model->stats.live_objects,
-            model->stats.created, model->stats.misuse);
+            model->leaked_objects, model->leaked_bytes, model->kept_objects, model->kept_by_leaks,
+            model->kept_by_leaks_bytes, model->suppressed_objects, model->suppressed_bytes,
+            model->snapshot ? (uint64_t)model->count : model->stats.live_objects, model->stats.created,
+            model->stats.misuse);
     lt_json_bool(out, model->stats.incomplete || !model->snapshot);
     fprintf(out, ", \"unique_stacks\": %" PRIu64 ", \"call_sites\": %zu, \"leaks_known\": ",
             model->stats.unique_stacks, model->reported_sites);
@@ -249,7 +255,8 @@ static void put_sites(FILE *out, lt_report_model *model)
             lt_json_string(out, object->type_name);
             fprintf(out, ", \"refs\": %" PRIu32 ", \"bytes\": %" PRIu64 "}", object->refs, object->bytes);
         }
-        fprintf(out, "],\n     \"keeps_alive_count\": %zu, \"keeps_alive\": [", site->kept_count);
+        fprintf(out, "],\n     \"keeps_alive_count\": %zu, \"keeps_alive_bytes\": %" PRIu64 ", \"keeps_alive\": [",
+                site->kept_count, site->kept_bytes);
         for (size_t k = 0; k < site->kept_count; k++) {
             if (k)
                 fputs_unlocked(", ", out);

@@ -2,10 +2,11 @@
  * The JSON report through the native API, validated against
  * docs/livetrack-report.schema.json (python3-jsonschema) and checked field
  * by field: summary, totals, sites with their exact frames, examples and
- * kept-alive objects, every live object, the peak, misuse records with
- * their stacks, 64-bit handles as hex strings, and string escaping
- * (quotes, backslashes, control characters, invalid UTF-8 -> U+FFFD). Also
- * the document of an empty registry and, in a child, with call sites off.
+ * kept-alive objects (with the bytes a leak keeps alive), every live
+ * object, the peak, misuse records with their stacks, 64-bit handles as
+ * hex strings, and string escaping (quotes, backslashes, control
+ * characters, invalid UTF-8 -> U+FFFD). Also the document of an empty
+ * registry and, in a child, with call sites off.
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -132,6 +133,8 @@ static void test_full(void)
         "r['summary']['misuse_count'] == 2 and r['summary']['incomplete'] is False",
         "r['summary']['created_objects'] >= 14 and r['summary']['unique_stacks'] >= 3",
         "r['summary']['call_sites'] == 3",
+        /* the released context is held, but has no bytes: the fields are there, 0 */
+        "r['summary']['kept_by_leaks_objects'] == 1 and r['summary']['kept_by_leaks_bytes'] == 0",
         /* totals, largest first */
         "r['by_api'] == [{'api': 'user', 'objects': 13, 'bytes': 20481}]",
         "[t['type'] for t in r['by_type']] == ['rj_buffer', " ODD_NAME_PY ", 'rj_event']",
@@ -153,6 +156,7 @@ static void test_full(void)
         "r['sites'][0]['examples'][0] == {'handle': '0xb000', 'type': 'rj_buffer', 'refs': 1, 'bytes': 4096}",
         "r['sites'][0]['keeps_alive'] == [{'api': 'user', 'type': 'rj_ctx', 'handle': '0xc000'}]",
         "r['sites'][0]['keeps_alive_count'] == 1 and r['sites'][1]['keeps_alive'] == []",
+        "[s['keeps_alive_bytes'] for s in r['sites']] == [0, 0, 0]",
         "r['sites'][1]['examples'][0]['handle'] == '0xffffffffffffff00'",
         /* objects: every live one, oldest first */
         "len(r['objects']) == 14 and [o['seq'] for o in r['objects']] == sorted(o['seq'] for o in r['objects'])",
@@ -196,6 +200,36 @@ static void test_full(void)
     for (int i = 0; i < EVENTS; i++)
         CHECK_EQ_INT(release(0xe000 + (uint64_t)i * 16), LIVETRACK_OK);
     CHECK_EQ_INT(release(big), LIVETRACK_OK);
+}
+
+/* A leak that keeps released memory alive, as a leaked CUDA mapping
+ * holds the physical memory the program released right after mapping
+ * it: those bytes are given beside the sites that hold them, and once in
+ * the summary, never in the leaked bytes. */
+static void test_kept_bytes(void)
+{
+    enum { PINNED = 1 << 20 };
+    const uint64_t memory = 0x5000;
+    uint64_t mark = livetrack_mark();
+    CHECK_EQ_INT(create(memory, T_BUFFER, PINNED, 0), LIVETRACK_OK);
+    make_buffer(0xb800, memory); /* 4096 bytes: the larger site, first */
+    make_event(0xe900, memory);
+    CHECK_EQ_INT(release(memory), LIVETRACK_OK);
+    char path[256];
+    snprintf(path, sizeof path, "%s/kept_bytes.json", dir);
+    write_json(path, 0, mark);
+    const char *checks[] = {
+        "r['summary']['leaked_objects'] == 2 and r['summary']['leaked_bytes'] == 4096",
+        "r['summary']['kept_alive_objects'] == 1",
+        "r['summary']['kept_by_leaks_objects'] == 1 and r['summary']['kept_by_leaks_bytes'] == 1048576",
+        "[(s['types'][0]['type'], s['bytes'], s['keeps_alive_count'], s['keeps_alive_bytes']) for s in r['sites']] "
+        "== [('rj_buffer', 4096, 1, 1048576), ('rj_event', 0, 1, 1048576)]",
+        "all(s['keeps_alive'] == [{'api': 'user', 'type': 'rj_buffer', 'handle': '0x5000'}] for s in r['sites'])",
+        NULL};
+    CHECK(rt_check_json(path, checks));
+    unlink(path);
+    CHECK_EQ_INT(release(0xb800), LIVETRACK_OK);
+    CHECK_EQ_INT(release(0xe900), LIVETRACK_OK); /* the memory goes with its last child */
 }
 
 /* Nothing live: still one whole, valid document. */
@@ -368,6 +402,7 @@ int main(int argc, char **argv)
     test_empty();
     test_full();
     test_api_order();
+    test_kept_bytes();
     test_depth_zero();
     test_stream_held();
     free_checks();

@@ -157,6 +157,9 @@ static void test_sites(void)
     checks[n++] = "len(r['sites']) == 6 and r['at_exit'] is True";
     checks[n++] = "r['summary']['leaked_objects'] == 15 and r['summary']['leaked_bytes'] == 4864";
     checks[n++] = "r['summary']['kept_alive_objects'] == 3";
+    /* the text's "3 objects (1.0 KiB)": the sub-buffer's released parent */
+    checks[n++] = "r['summary']['kept_by_leaks_objects'] == 3 and r['summary']['kept_by_leaks_bytes'] == 1024";
+    checks[n++] = "r['sites'][2]['keeps_alive_bytes'] == 1024 and r['sites'][4]['keeps_alive_bytes'] == 0";
     checks[n++] = "r['by_api'] == [{'api': 'OpenCL', 'objects': 15, 'bytes': 4864}]";
     checks[n++] = "sorted(k['type'] for k in r['sites'][4]['keeps_alive']) == ['cl_context', 'cl_program']";
     checks[n++] = "sorted(k['type'] for k in r['sites'][2]['keeps_alive']) == ['cl_context', 'cl_mem']";
