@@ -74,6 +74,45 @@ static const json_value **sorted_groups(const json_value *array, size_t *count_o
 
 static const char *plural(int64_t count) { return count == 1 ? "" : "s"; }
 
+/* " (1.00 KiB)" beside a count of kept-alive objects, or "" for no bytes,
+ * as the exit report puts it. Reports older than these bytes lack the
+ * field: read as 0, so their lines read as before. */
+static void format_bytes_aside(uint64_t bytes, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!bytes)
+        return;
+    char formatted[32];
+    units_bytes((double)bytes, formatted, sizeof formatted);
+    snprintf(out, size, " (%s)", formatted);
+}
+
+/* The summary's kept-alive lines, worded as the exit report's. */
+static void print_kept_alive(const json_value *summary)
+{
+    int64_t kept = field(summary, "kept_alive_objects");
+    if (!json_get(summary, "kept_by_leaks_objects")) {
+        /* An older report: which of these leaks hold is not known.
+         * kept_alive_objects counts those held by suppressed leaks too. */
+        if (kept)
+            printf("  %" PRId64 " object%s released by the program but still held by live children\n", kept,
+                   plural(kept));
+        return;
+    }
+    int64_t by_leaks = field(summary, "kept_by_leaks_objects");
+    if (by_leaks) {
+        char size[40];
+        format_bytes_aside(size_field(summary, "kept_by_leaks_bytes"), size, sizeof size);
+        printf("  %" PRId64 " object%s%s the program released %s kept alive by leaked objects\n", by_leaks,
+               plural(by_leaks), size, by_leaks == 1 ? "is" : "are");
+    }
+    int64_t held_otherwise = kept > by_leaks ? kept - by_leaks : 0;
+    if (held_otherwise)
+        printf("  %" PRId64 " object%s the program released %s still held by suppressed objects or by calls in "
+               "progress\n",
+               held_otherwise, plural(held_otherwise), held_otherwise == 1 ? "is" : "are");
+}
+
 static void print_summary(const report_file *report)
 {
     const json_value *root = report->root, *summary = json_get(root, "summary");
@@ -111,11 +150,8 @@ static void print_summary(const report_file *report)
                json_str(json_get(json_at(by_api, i), "api"), "?"));
     printf("\n");
 
-    int64_t kept = field(summary, "kept_alive_objects"), suppressed = field(summary, "suppressed_objects");
-    if (kept)
-        /* kept_alive_objects counts those held by suppressed leaks too */
-        printf("  %" PRId64 " object%s released by the program but still held by live children\n", kept,
-               plural(kept));
+    print_kept_alive(summary);
+    int64_t suppressed = field(summary, "suppressed_objects");
     if (suppressed) {
         units_bytes((double)size_field(summary, "suppressed_bytes"), size, sizeof size);
         printf("  %" PRId64 " leaked object%s (%s) suppressed\n", suppressed, plural(suppressed), size);
@@ -180,9 +216,18 @@ static void print_site(const json_value *root, const json_value *site, const cha
         printf("%s\n", count > EXAMPLES_SHOWN ? ", ..." : "");
     const json_value *keeps = json_get(site, "keeps_alive");
     count = json_count(keeps);
+    /* keeps_alive lists them all; the count came later, and older reports
+     * lack it. */
+    int64_t kept_count = json_count_int(json_get(site, "keeps_alive_count"), (int64_t)count);
+    if (count) {
+        char kept_size[40];
+        format_bytes_aside(size_field(site, "keeps_alive_bytes"), kept_size, sizeof kept_size);
+        printf("  keeps alive %" PRId64 " object%s%s the program released:", kept_count, plural(kept_count),
+               kept_size);
+    }
     for (size_t i = 0; i < count && i < EXAMPLES_SHOWN; i++) {
         const json_value *kept = json_at(keeps, i);
-        printf("%s%s %s", i ? ", " : "  keeps alive: ", json_str(json_get(kept, "type"), "?"),
+        printf("%s%s %s", i ? ", " : " ", json_str(json_get(kept, "type"), "?"),
                json_str(json_get(kept, "handle"), "?"));
     }
     if (count)

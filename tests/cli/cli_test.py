@@ -334,10 +334,41 @@ def case_fixtures():
     check("#0 0x55d0c0de1400 in make_buffer /home/dev/app/helpers.h:17:12 (/home/dev/app/leaky+0x1400) [inlined]"
           in out and "#1 0x55d0c0de1400 in setup /home/dev/app/leaky.c:30:3 (/home/dev/app/leaky+0x1400)\n" in out,
           "report: frame format:\n" + out)
-    check("keeps alive: cl_context 0x55d0c29f3510" in out, "report: keeps alive missing")
+    # run.json predates keeps_alive_count and the kept-alive bytes: the
+    # count is the list's length, no bytes, and the summary's one line
+    check("  keeps alive 1 object the program released: cl_context 0x55d0c29f3510\n" in out,
+          "report: keeps alive missing:\n" + out)
+    check("  1 object released by the program but still held by live children\n" in out and
+          "kept alive by leaked objects" not in out, "report: an old report's kept-alive summary:\n" + out)
     check("peak 1.20 GiB live in 3,400 objects at 512 ms" in out, "report: peak line")
     for stack in ("the call:", "created:", "released:"):
         check(stack in out, "report: misuse stack %r missing" % stack)
+    # A newer report gives the bytes the leaks keep alive (a leaked mapping
+    # pins the physical memory the program released): worded as in the
+    # exit report, per site and in the summary.
+    kept = json.load(open(json_file))
+    kept["summary"] = dict(kept["summary"], kept_alive_objects=3, kept_by_leaks_objects=1,
+                           kept_by_leaks_bytes=1048576)
+    kept["sites"][0] = dict(kept["sites"][0], keeps_alive_count=1, keeps_alive_bytes=1048576)
+    kept["sites"][1] = dict(kept["sites"][1], keeps_alive_count=0, keeps_alive_bytes=0)
+    with open(work("kept_bytes.json"), "w") as out:
+        json.dump(kept, out)
+    out = livetrack("report", work("kept_bytes.json"), expect=0).stdout
+    check("  keeps alive 1 object (1.00 MiB) the program released: cl_context 0x55d0c29f3510\n" in out,
+          "report: the bytes a site keeps alive:\n" + out)
+    check("  1 object (1.00 MiB) the program released is kept alive by leaked objects\n" in out and
+          "  2 objects the program released are still held by suppressed objects or by calls in progress\n" in out
+          and "held by live children" not in out, "report: the kept-alive summary:\n" + out)
+    # 0 bytes: nothing beside the counts
+    kept["summary"] = dict(kept["summary"], kept_alive_objects=1, kept_by_leaks_bytes=0)
+    kept["sites"][0] = dict(kept["sites"][0], keeps_alive_bytes=0)
+    with open(work("kept_bytes.json"), "w") as out:
+        json.dump(kept, out)
+    out = livetrack("report", work("kept_bytes.json"), expect=0).stdout
+    check("  keeps alive 1 object the program released: cl_context 0x55d0c29f3510\n" in out and
+          "  1 object the program released is kept alive by leaked objects\n" in out and
+          "still held by" not in out, "report: kept alive, no bytes:\n" + out)
+
     out = livetrack("report", json_file, "--top", "1", expect=0).stdout
     check("and 1 more call site" in out and "main (leaky.c:42)" not in out, "report --top 1")
     out = livetrack("report", json_file, "--by", "type", expect=0).stdout
@@ -1099,6 +1130,10 @@ def case_samples():
     json_path, csv_path, _ = run_sample("kept_alive", "--", os.path.join(args.samples, "kept_alive"))
     out = livetrack("report", json_path, expect=0).stdout
     check("cl_kernel" in out and "kept_alive.c:" in out, "kept_alive: report:\n" + out)
+    # the leaked kernel holds its released program and context (0 bytes), worded as in the exit report
+    check("  keeps alive 2 objects the program released: cl_program 0x" in out and
+          "  2 objects the program released are kept alive by leaked objects\n" in out,
+          "kept_alive: report's kept-alive lines:\n" + out)
     check_csv_replays_to_json(csv_path, json_path)
     with open(csv_path, newline="") as rows:
         check(any(row["event"] == "freed" for row in csv.DictReader(rows)), "kept_alive: no freed row")
