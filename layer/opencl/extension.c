@@ -76,6 +76,14 @@ static void pin_in_driver(void *context)
     request->pinned = request->retain(request->handle) == CL_SUCCESS;
 }
 
+/* The count livetrack knows, when the driver is not asked or cannot
+ * say: the program's references, and at least 1 for an object it
+ * released that a child keeps alive (0 would say it is gone). */
+static cl_uint known_count(const livetrack_object *object)
+{
+    return object->refs ? object->refs : 1;
+}
+
 /* The driver's own count of a live object, or 0 when it is gone.
  *
  * Another thread may release the object at any moment; asking a driver
@@ -92,7 +100,7 @@ static int driver_refcount(const livetrack_object *object, cl_uint *count)
      * (wrap_callbacks.c): the registry's count, as for a type the driver
      * cannot be asked about. */
     if (!how.query || !how.retain || !how.release || ltcl_in_context_destructor()) {
-        *count = object->refs ? object->refs : 1;
+        *count = known_count(object);
         return livetrack_still_live(object);
     }
     pin_request request = {how.retain, (void *)(uintptr_t)object->handle, 0};
@@ -102,7 +110,7 @@ static int driver_refcount(const livetrack_object *object, cl_uint *count)
     if (how.query(request.handle, how.param, sizeof value, &value, NULL) == CL_SUCCESS && value > 0)
         *count = value - 1; /* less our own reference */
     else
-        *count = object->refs;
+        *count = known_count(object); /* the driver could not say */
     /* The program may have released it while we held it: then ours may
      * be the last reference (the count just read is 0), and the object is
      * not live any more. Asked before our reference goes, which may free

@@ -1,0 +1,52 @@
+/*
+ * A test layer (OPENCL_LAYERS, after livetrack's) whose driver cannot say
+ * a buffer's reference count: clGetMemObjectInfo(CL_MEM_REFERENCE_COUNT)
+ * fails with CL_OUT_OF_RESOURCES, as a driver short of memory may. Every
+ * other call goes to the next layer or the driver unchanged.
+ */
+#include <CL/cl_layer.h>
+#include <string.h>
+
+static const struct _cl_icd_dispatch *next;
+static struct _cl_icd_dispatch table;
+
+static cl_int CL_API_CALL failing_mem_info(cl_mem memory, cl_mem_info name, size_t size, void *value,
+                                           size_t *size_ret)
+{
+    if (name == CL_MEM_REFERENCE_COUNT)
+        return CL_OUT_OF_RESOURCES;
+    return next->clGetMemObjectInfo(memory, name, size, value, size_ret);
+}
+
+__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
+clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+{
+    static const char name[] = "livetrack test: a driver that cannot count a buffer's references";
+    cl_layer_api_version version = CL_LAYER_API_VERSION_100;
+    const void *value = param_name == CL_LAYER_API_VERSION ? (const void *)&version : (const void *)name;
+    size_t size = param_name == CL_LAYER_API_VERSION ? sizeof version : sizeof name;
+    if (param_name != CL_LAYER_API_VERSION && param_name != CL_LAYER_NAME)
+        return CL_INVALID_VALUE;
+    if (param_value && param_value_size < size)
+        return CL_INVALID_VALUE;
+    if (param_value)
+        memcpy(param_value, value, size);
+    if (param_value_size_ret)
+        *param_value_size_ret = size;
+    return CL_SUCCESS;
+}
+
+__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
+clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
+            const struct _cl_icd_dispatch **layer_dispatch_ret)
+{
+    const cl_uint entries = sizeof table / sizeof(void *);
+    if (!target_dispatch || !num_entries_ret || !layer_dispatch_ret || num_entries < entries)
+        return CL_INVALID_VALUE;
+    next = target_dispatch;
+    memcpy(&table, target_dispatch, sizeof table);
+    table.clGetMemObjectInfo = failing_mem_info;
+    *num_entries_ret = entries;
+    *layer_dispatch_ret = &table;
+    return CL_SUCCESS;
+}
