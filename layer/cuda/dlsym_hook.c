@@ -118,20 +118,23 @@ static int forwards_to_driver(void *forwards_to, const char *name)
  * below turns it into NULL (no function lives at address 1). */
 #define LOOKUP_FAILS ((void *)1)
 
-/* dlsym(RTLD_DEFAULT, name) when nothing after livetrack defines `name`
- * (the driver is not loaded yet, or only locally): glibc would find our
- * own export, which the program must not see, so "is the driver there?"
- * is answered as without us. A definition before ours (the program's
- * own) is glibc's answer. */
+/* dlsym(RTLD_DEFAULT, name) when nothing after livetrack defines `name`.
+ * glibc would find our own export. While the process has no driver at
+ * all, that would answer "is CUDA there?" with yes, so the lookup fails
+ * as without us. Once a driver is loaded, even locally (a plugin linked
+ * with it, whose own scope glibc searches for that plugin's lookups), our
+ * export is the answer, as before: a caller's scope is glibc's to know.
+ * A definition before ours (the program's own) is glibc's answer too. */
 static void *default_scope_without_us(const char *name)
 {
     void *global = ltcu_real_dlsym(RTLD_DEFAULT, name);
     Dl_info global_in, ours;
     if (!global || !dladdr(global, &global_in) || !dladdr((void *)default_scope_without_us, &ours) ||
-        global_in.dli_fbase != ours.dli_fbase)
+        global_in.dli_fbase != ours.dli_fbase || loaded_driver_library())
         return NULL; /* glibc's answer */
-    ltcu_real_dlsym(RTLD_NEXT, name); /* fails again, so dlerror() says why */
-    return LOOKUP_FAILS;
+    /* Asked last, so that dlerror() tells this failure; a driver another
+     * thread made global meanwhile is found here, and glibc answers. */
+    return ltcu_real_dlsym(RTLD_NEXT, name) ? NULL : LOOKUP_FAILS;
 }
 
 /* Our wrapper for a cu* name the driver has, else NULL. */
@@ -237,6 +240,8 @@ __asm__(".text\n"
         "ldp x29, x30, [sp], #32\n"
         ".cfi_remember_state\n"
         ".cfi_def_cfa_offset 0\n"
+        ".cfi_restore 29\n"
+        ".cfi_restore 30\n"
         "adrp x16, ltcu_glibc_dlsym\n"
         "ldr x16, [x16, #:lo12:ltcu_glibc_dlsym]\n"
         "br x16\n"
@@ -246,6 +251,8 @@ __asm__(".text\n"
         "csel x0, xzr, x0, eq\n"
         "ldp x29, x30, [sp], #32\n"
         ".cfi_def_cfa_offset 0\n"
+        ".cfi_restore 29\n"
+        ".cfi_restore 30\n"
         "ret\n"
         ".cfi_endproc\n"
         ".size dlsym, .-dlsym\n");

@@ -2,8 +2,9 @@
  * Before the program loads the driver, dlsym(RTLD_DEFAULT, "cu...") must
  * fail as it does without livetrack, although livetrack's preloaded
  * library exports those names: programs ask it to learn whether CUDA is
- * there. A driver dlopened locally is still not in the default scope;
- * dlopened globally, the lookup gets livetrack's wrapper (tracked).
+ * there. Once a driver is loaded, the lookup gets livetrack's wrapper
+ * (tracked): a plugin linked with the driver and dlopened locally sees it
+ * in its own scope.
  *
  * Not linked with the driver; run with liblivetrack_cuda.so preloaded.
  */
@@ -42,9 +43,21 @@ int main(void)
     expect_absent("cuGetProcAddress_v2", "no driver loaded");
     expect_absent("cuStreamCreate", "no driver loaded");
 
+    /* The plugin brings the driver in, locally, as its dependency. */
+    void *plugin = dlopen(DLSYM_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    CHECK(plugin != NULL);
+    void *(*plugin_lookup)(const char *) =
+        plugin ? (void *(*)(const char *))dlsym(plugin, "dlsym_plugin_default_lookup") : NULL;
+    CHECK(plugin_lookup != NULL);
+    if (plugin_lookup) {
+        void *seen = plugin_lookup("cuMemAlloc_v2");
+        if (!seen || strcmp(module_of(seen), "liblivetrack_cuda.so"))
+            fprintf(stderr, "the plugin's dlsym(RTLD_DEFAULT, cuMemAlloc_v2) gave %s\n", module_of(seen));
+        CHECK(seen && !strcmp(module_of(seen), "liblivetrack_cuda.so"));
+    }
+
     void *local = dlopen(FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
     CHECK(local != NULL);
-    expect_absent("cuMemAlloc_v2", "driver loaded locally");
     /* Looked up in the driver itself: livetrack's wrapper. */
     void *in_driver = local ? dlsym(local, "cuMemAlloc_v2") : NULL;
     CHECK(in_driver && !strcmp(module_of(in_driver), "liblivetrack_cuda.so"));
@@ -57,5 +70,7 @@ int main(void)
         dlclose(global);
     if (local)
         dlclose(local);
+    if (plugin)
+        dlclose(plugin);
     return check_summary("cuda_dlsym_unloaded");
 }
