@@ -23,6 +23,8 @@
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cuda_front_end.h"
@@ -44,7 +46,7 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *raw)
         if (segment->p_type != PT_LOAD || wanted->address < start || wanted->address - start >= segment->p_memsz)
             continue;
         wanted->base = info->dlpi_addr;
-        /* The program itself has no name here: mapped_file() finds it. */
+        /* The program itself has no name here: open_program() finds it. */
         const char *path = info->dlpi_name ? info->dlpi_name : "";
         if (strlen(path) >= sizeof wanted->path)
             return 1; /* found, but unreadable: not counted */
@@ -117,32 +119,57 @@ static int in_nvcc_section(int fd, uint64_t offset)
     return 0;
 }
 
-/* The file mapped at `address`, from /proc/self/maps: the program's own
- * path where the loader gives none (run as "ld.so ./program",
- * /proc/self/exe is the loader). 0: not found. */
-static int mapped_file(uintptr_t address, char *path, size_t size)
+/* The file mapped at `address`, as /proc/self/maps names it, with its
+ * device and inode. 0: not found. */
+typedef struct mapped_file {
+    char path[4096];
+    unsigned major, minor;
+    unsigned long inode;
+} mapped_file;
+
+static int find_mapped_file(uintptr_t address, mapped_file *file)
 {
     FILE *maps = fopen("/proc/self/maps", "re");
     if (!maps)
         return 0;
-    char line[4096 + 128];
+    char line[sizeof file->path + 128];
     int found = 0;
     while (!found && fgets(line, sizeof line, maps)) {
         unsigned long start, end;
         int name_at = 0;
-        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &start, &end, &name_at) < 2 || address < start ||
-            address >= end || !name_at || line[name_at] != '/')
+        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu %n", &start, &end, &file->major, &file->minor, &file->inode,
+                   &name_at) < 5 ||
+            address < start || address >= end || !name_at || line[name_at] != '/')
             continue;
         size_t length = strcspn(line + name_at, "\n");
-        if (length < size) {
-            memcpy(path, line + name_at, length);
-            path[length] = '\0';
+        if (length < sizeof file->path) {
+            memcpy(file->path, line + name_at, length);
+            file->path[length] = '\0';
             found = 1;
         }
         break;
     }
     fclose(maps);
     return found;
+}
+
+/* The program's own file, open. /proc/self/exe opens it even when it was
+ * deleted or replaced since it started; but when the program was started
+ * as "ld.so ./program", /proc/self/exe is the loader, and the file the
+ * maps show at the image is the program. */
+static int open_program(uintptr_t address)
+{
+    mapped_file file;
+    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (!find_mapped_file(address, &file))
+        return fd;
+    struct stat exe;
+    if (fd >= 0 && !fstat(fd, &exe) && exe.st_ino == file.inode && major(exe.st_dev) == file.major &&
+        minor(exe.st_dev) == file.minor)
+        return fd;
+    if (fd >= 0)
+        close(fd);
+    return open(file.path, O_RDONLY | O_CLOEXEC);
 }
 
 int ltcu_code_compiled_in(const void *image)
@@ -153,9 +180,7 @@ int ltcu_code_compiled_in(const void *image)
     dl_iterate_phdr(find_object, &object);
     if (!object.found)
         return 0; /* on the heap: read from a file or made at run time */
-    if (!object.path[0] && !mapped_file(object.address, object.path, sizeof object.path))
-        return 0;
-    int fd = open(object.path, O_RDONLY | O_CLOEXEC);
+    int fd = object.path[0] ? open(object.path, O_RDONLY | O_CLOEXEC) : open_program(object.address);
     if (fd < 0)
         return 0;
     int found = in_nvcc_section(fd, (uint64_t)(object.address - object.base));
