@@ -17,7 +17,10 @@
  * interposers are then relative to this library; docs/cuda.md says so).
  */
 #include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cuda_front_end.h"
@@ -86,6 +89,50 @@ void *ltcu_driver_library(void)
     return handle;
 }
 
+/* Whether the process has a driver loaded now, without keeping it
+ * loaded (a program that dlcloses its driver must see it go). The answer
+ * is kept until the loader's count of loads or unloads changes, so the
+ * lookups of a program without a driver do not search the file system
+ * each time (dlopen searches it even with RTLD_NOLOAD). */
+typedef struct load_counts {
+    unsigned long long adds, subs;
+} load_counts;
+
+static int read_load_counts(struct dl_phdr_info *info, size_t size, void *raw)
+{
+    load_counts *counts = raw;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        return 0; /* an old loader without counts: never equal, always asked */
+    counts->adds = info->dlpi_adds;
+    counts->subs = info->dlpi_subs;
+    return 1; /* the same for every object: the first will do */
+}
+
+static int driver_loaded_now(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static load_counts asked_at;
+    static int asked, answer;
+    load_counts now = {0, 0};
+    int counted = dl_iterate_phdr(read_load_counts, &now);
+    pthread_mutex_lock(&lock);
+    int known = asked && counted && now.adds == asked_at.adds && now.subs == asked_at.subs;
+    int loaded = answer;
+    pthread_mutex_unlock(&lock);
+    if (known)
+        return loaded;
+    void *handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    loaded = handle != NULL;
+    if (handle)
+        dlclose(handle);
+    pthread_mutex_lock(&lock);
+    asked = counted;
+    asked_at = now;
+    answer = loaded;
+    pthread_mutex_unlock(&lock);
+    return loaded;
+}
+
 static int tracked_symbol(const char *name)
 {
     for (int id = 0; id < LTCU_CALL_COUNT; id++)
@@ -130,7 +177,7 @@ static void *default_scope_without_us(const char *name)
     void *global = ltcu_real_dlsym(RTLD_DEFAULT, name);
     Dl_info global_in, ours;
     if (!global || !dladdr(global, &global_in) || !dladdr((void *)default_scope_without_us, &ours) ||
-        global_in.dli_fbase != ours.dli_fbase || loaded_driver_library())
+        global_in.dli_fbase != ours.dli_fbase || driver_loaded_now())
         return NULL; /* glibc's answer */
     /* Asked last, so that dlerror() tells this failure; a driver another
      * thread made global meanwhile is found here, and glibc answers. */

@@ -56,6 +56,17 @@ int main(void)
         CHECK(seen && !strcmp(module_of(seen), "liblivetrack_cuda.so"));
     }
 
+    /* Closed, it takes the driver with it: livetrack's lookups keep no
+     * reference, and the program's lookup fails again. */
+    if (plugin)
+        dlclose(plugin);
+    plugin = NULL;
+    void *left = dlopen(FAKE_DRIVER, RTLD_LAZY | RTLD_NOLOAD);
+    CHECK(left == NULL);
+    if (left)
+        dlclose(left);
+    expect_absent("cuMemAlloc_v2", "plugin closed");
+
     void *local = dlopen(FAKE_DRIVER, RTLD_NOW | RTLD_LOCAL);
     CHECK(local != NULL);
     /* Looked up in the driver itself: livetrack's wrapper. */

@@ -5,5 +5,8 @@
 
 __attribute__((visibility("default"))) void *dlsym_plugin_default_lookup(const char *name)
 {
-    return dlsym(RTLD_DEFAULT, name);
+    /* Kept out of a tail call: glibc takes the return address for the
+     * caller, which must be this plugin, not the program. */
+    void *volatile found = dlsym(RTLD_DEFAULT, name);
+    return found;
 }
