@@ -23,8 +23,7 @@
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "cuda_front_end.h"
@@ -119,12 +118,9 @@ static int in_nvcc_section(int fd, uint64_t offset)
     return 0;
 }
 
-/* The file mapped at `address`, as /proc/self/maps names it, with its
- * device and inode. 0: not found. */
+/* The file mapped at `address`, as /proc/self/maps names it. 0: not found. */
 typedef struct mapped_file {
     char path[4096];
-    unsigned major, minor;
-    unsigned long inode;
 } mapped_file;
 
 static int find_mapped_file(uintptr_t address, mapped_file *file)
@@ -137,9 +133,8 @@ static int find_mapped_file(uintptr_t address, mapped_file *file)
     while (!found && fgets(line, sizeof line, maps)) {
         unsigned long start, end;
         int name_at = 0;
-        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu %n", &start, &end, &file->major, &file->minor, &file->inode,
-                   &name_at) < 5 ||
-            address < start || address >= end || !name_at || line[name_at] != '/')
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &start, &end, &name_at) < 2 || address < start ||
+            address >= end || !name_at || line[name_at] != '/')
             continue;
         size_t length = strcspn(line + name_at, "\n");
         if (length < sizeof file->path) {
@@ -154,22 +149,17 @@ static int find_mapped_file(uintptr_t address, mapped_file *file)
 }
 
 /* The program's own file, open. /proc/self/exe opens it even when it was
- * deleted or replaced since it started; but when the program was started
- * as "ld.so ./program", /proc/self/exe is the loader, and the file the
- * maps show at the image is the program. */
+ * deleted or replaced since it started (its path then reads
+ * "PATH (deleted)"). But when the program was started as
+ * "ld.so ./program", /proc/self/exe is the loader: then the kernel ran
+ * no interpreter (AT_BASE is 0), and the file the maps show at the
+ * image is the program. */
 static int open_program(uintptr_t address)
 {
+    if (getauxval(AT_BASE))
+        return open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
     mapped_file file;
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-    if (!find_mapped_file(address, &file))
-        return fd;
-    struct stat exe;
-    if (fd >= 0 && !fstat(fd, &exe) && exe.st_ino == file.inode && major(exe.st_dev) == file.major &&
-        minor(exe.st_dev) == file.minor)
-        return fd;
-    if (fd >= 0)
-        close(fd);
-    return open(file.path, O_RDONLY | O_CLOEXEC);
+    return find_mapped_file(address, &file) ? open(file.path, O_RDONLY | O_CLOEXEC) : -1;
 }
 
 int ltcu_code_compiled_in(const void *image)
