@@ -14,6 +14,10 @@
 #include <CL/cl_layer.h>
 #include <string.h>
 
+#include "layer_info.h"
+
+#define LAYER_NAME "livetrack bench: pass-through layer (forwards every call)"
+
 #include "entry_points.h"
 
 static const struct _cl_icd_dispatch *next;
@@ -45,19 +49,7 @@ static void *CL_API_CALL lookup_forward(cl_platform_id platform, const char *fun
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
 clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    static const char name[] = "livetrack bench: pass-through layer (forwards every call)";
-    cl_layer_api_version version = CL_LAYER_API_VERSION_100;
-    const void *value = param_name == CL_LAYER_API_VERSION ? (const void *)&version : (const void *)name;
-    size_t size = param_name == CL_LAYER_API_VERSION ? sizeof version : sizeof name;
-    if (param_name != CL_LAYER_API_VERSION && param_name != CL_LAYER_NAME)
-        return CL_INVALID_VALUE;
-    if (param_value && param_value_size < size)
-        return CL_INVALID_VALUE;
-    if (param_value)
-        memcpy(param_value, value, size);
-    if (param_value_size_ret)
-        *param_value_size_ret = size;
-    return CL_SUCCESS;
+    return lt_layer_info(LAYER_NAME, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL

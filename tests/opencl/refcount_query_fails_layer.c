@@ -7,6 +7,10 @@
 #include <CL/cl_layer.h>
 #include <string.h>
 
+#include "layer_info.h"
+
+#define LAYER_NAME "livetrack test: a driver that cannot count a buffer's references"
+
 static const struct _cl_icd_dispatch *next;
 static struct _cl_icd_dispatch table;
 
@@ -21,19 +25,7 @@ static cl_int CL_API_CALL failing_mem_info(cl_mem memory, cl_mem_info name, size
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
 clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    static const char name[] = "livetrack test: a driver that cannot count a buffer's references";
-    cl_layer_api_version version = CL_LAYER_API_VERSION_100;
-    const void *value = param_name == CL_LAYER_API_VERSION ? (const void *)&version : (const void *)name;
-    size_t size = param_name == CL_LAYER_API_VERSION ? sizeof version : sizeof name;
-    if (param_name != CL_LAYER_API_VERSION && param_name != CL_LAYER_NAME)
-        return CL_INVALID_VALUE;
-    if (param_value && param_value_size < size)
-        return CL_INVALID_VALUE;
-    if (param_value)
-        memcpy(param_value, value, size);
-    if (param_value_size_ret)
-        *param_value_size_ret = size;
-    return CL_SUCCESS;
+    return lt_layer_info(LAYER_NAME, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
