@@ -14,7 +14,7 @@
 #include <CL/cl_layer.h>
 #include <string.h>
 
-#include "layer_info.h"
+#include "small_layer.h"
 
 #define LAYER_NAME "livetrack bench: pass-through layer (forwards every call)"
 
@@ -56,16 +56,12 @@ __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
 clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
             const struct _cl_icd_dispatch **layer_dispatch_ret)
 {
-    const cl_uint entries = sizeof table / sizeof(void *);
-    if (!target_dispatch || !num_entries_ret || !layer_dispatch_ret || num_entries < entries)
-        return CL_INVALID_VALUE;
-    next = target_dispatch;
-    memcpy(&table, target_dispatch, sizeof table);
+    cl_int status = lt_layer_start(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, &next, &table);
+    if (status != CL_SUCCESS)
+        return status;
 #define INSTALL(name, ...) table.name = name##_forward;
 #define KEEP(name)
     LTCL_DISPATCH_TABLE(INSTALL, KEEP)
     table.clGetExtensionFunctionAddressForPlatform = lookup_forward;
-    *num_entries_ret = entries;
-    *layer_dispatch_ret = &table;
     return CL_SUCCESS;
 }

@@ -5,9 +5,8 @@
  * other call goes to the next layer or the driver unchanged.
  */
 #include <CL/cl_layer.h>
-#include <string.h>
 
-#include "layer_info.h"
+#include "small_layer.h"
 
 #define LAYER_NAME "livetrack test: a driver that cannot count a buffer's references"
 
@@ -32,13 +31,9 @@ __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
 clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
             const struct _cl_icd_dispatch **layer_dispatch_ret)
 {
-    const cl_uint entries = sizeof table / sizeof(void *);
-    if (!target_dispatch || !num_entries_ret || !layer_dispatch_ret || num_entries < entries)
-        return CL_INVALID_VALUE;
-    next = target_dispatch;
-    memcpy(&table, target_dispatch, sizeof table);
+    cl_int status = lt_layer_start(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, &next, &table);
+    if (status != CL_SUCCESS)
+        return status;
     table.clGetMemObjectInfo = failing_mem_info;
-    *num_entries_ret = entries;
-    *layer_dispatch_ret = &table;
     return CL_SUCCESS;
 }
