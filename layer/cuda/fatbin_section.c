@@ -6,9 +6,9 @@
  * registers) in .nvFatBinSegment. The CUDA runtime hands the driver the
  * wrapper (seen with CUDA 13, driver 580: the image passed lies in
  * .nvFatBinSegment) or, in other releases, the code itself, when it loads
- * a kernel's library or module for itself. A program
- * that loads code with the driver API passes an image it read from a file
- * or embedded on its own (.rodata, the heap), never the runtime's. So an
+ * a kernel's library or module for itself. A program that loads code
+ * with the driver API passes an image it read from a file or embedded on
+ * its own (.rodata, the heap), never the runtime's. So an
  * image inside either section of a loaded object tells the runtime's loads
  * apart where nothing else does: CUDA 13 loads a kernel's library in a
  * launch's first step, before CUPTI's runtime callback for the launch,
@@ -28,10 +28,12 @@
 
 #include "cuda_front_end.h"
 
+#define PATH_SIZE 4096
+
 typedef struct object_of {
     uintptr_t address;
     uintptr_t base; /* where the object was loaded (its dlpi_addr) */
-    char path[4096];
+    char path[PATH_SIZE];
     int found;
 } object_of;
 
@@ -118,17 +120,15 @@ static int in_nvcc_section(int fd, uint64_t offset)
     return 0;
 }
 
-/* The file mapped at `address`, as /proc/self/maps names it. 0: not found. */
-typedef struct mapped_file {
-    char path[4096];
-} mapped_file;
+/* The file mapped at `address`, as /proc/self/maps names it, into
+ * path[PATH_SIZE]. 0: not found. */
 
-static int find_mapped_file(uintptr_t address, mapped_file *file)
+static int find_mapped_file(uintptr_t address, char *path)
 {
     FILE *maps = fopen("/proc/self/maps", "re");
     if (!maps)
         return 0;
-    char line[sizeof file->path + 128];
+    char line[PATH_SIZE + 128];
     int found = 0;
     while (!found && fgets(line, sizeof line, maps)) {
         unsigned long start, end;
@@ -137,9 +137,9 @@ static int find_mapped_file(uintptr_t address, mapped_file *file)
             address >= end || !name_at || line[name_at] != '/')
             continue;
         size_t length = strcspn(line + name_at, "\n");
-        if (length < sizeof file->path) {
-            memcpy(file->path, line + name_at, length);
-            file->path[length] = '\0';
+        if (length < PATH_SIZE) {
+            memcpy(path, line + name_at, length);
+            path[length] = '\0';
             found = 1;
         }
         break;
@@ -158,8 +158,8 @@ static int open_program(uintptr_t address)
 {
     if (getauxval(AT_BASE))
         return open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-    mapped_file file;
-    return find_mapped_file(address, &file) ? open(file.path, O_RDONLY | O_CLOEXEC) : -1;
+    char path[PATH_SIZE];
+    return find_mapped_file(address, path) ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 }
 
 int ltcu_code_compiled_in(const void *image)
