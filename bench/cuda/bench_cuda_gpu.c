@@ -110,23 +110,13 @@ static const operation operations[] = {
 
 /* ---- the child: timed loops ------------------------------------------------ */
 
-static int mapped(const char *library)
+/* Whether livetrack is in this process, and the objects it recorded
+ * (loaded does not mean attached: CUPTI may have refused). Its registry
+ * is asked through dlopen, as CUPTI's injection opens it locally, with
+ * no global symbols to look up. */
+static int livetrack_present(uint64_t *created)
 {
-    FILE *maps = fopen("/proc/self/maps", "r");
-    char line[4096];
-    int found = 0;
-    while (maps && !found && fgets(line, sizeof line, maps))
-        found = strstr(line, library) != NULL;
-    if (maps)
-        fclose(maps);
-    return found;
-}
-
-/* Objects livetrack recorded in this process (0: none, or no livetrack).
- * Loaded does not mean attached: CUPTI may have refused. The registry is
- * asked through dlopen, as CUPTI's injection opens it locally. */
-static uint64_t objects_tracked(void)
-{
+    *created = 0;
     void *registry = dlopen("liblivetrack.so.0", RTLD_LAZY | RTLD_NOLOAD);
     if (!registry)
         return 0;
@@ -135,7 +125,8 @@ static uint64_t objects_tracked(void)
     if (get_stats)
         get_stats(&stats);
     dlclose(registry);
-    return stats.created;
+    *created = stats.created;
+    return 1;
 }
 
 static int child(long samples, long iterations)
@@ -147,9 +138,6 @@ static int child(long samples, long iterations)
         return 77;
     }
     check(cudaStreamCreate(&work_stream), "cudaStreamCreate");
-    /* Did livetrack load as asked? CUPTI's injection library is opened
-     * locally (no global symbols to look up), so look at the mappings. */
-    printf("# livetrack %s\n", mapped("liblivetrack_cuda") ? "loaded" : "absent");
     for (size_t o = 0; o < OPERATION_COUNT; o++) {
         long count = iterations / operations[o].divisor > 0 ? iterations / operations[o].divisor : 1;
         operations[o].run(count); /* warm-up: pools, first-touch, free lists */
@@ -160,7 +148,9 @@ static int child(long samples, long iterations)
         }
     }
     check(cudaStreamDestroy(work_stream), "cudaStreamDestroy");
-    printf("# tracked %llu\n", (unsigned long long)objects_tracked());
+    uint64_t created;
+    int present = livetrack_present(&created);
+    printf("# livetrack %s\n# tracked %llu\n", present ? "loaded" : "absent", (unsigned long long)created);
     return 0;
 }
 
