@@ -30,30 +30,12 @@ int ltcu_preloaded(void) { return preloaded; }
 
 void ltcu_cupti_took_over(void) { atomic_store(&mode, MODE_CUPTI); }
 
-typedef CUresult (*current_context_fn)(CUcontext *context);
-static _Atomic(current_context_fn) driver_current_context;
-
-static CUresult current_context_from_driver(CUcontext *context)
-{
-    current_context_fn function = atomic_load_explicit(&driver_current_context, memory_order_acquire);
-    if (!function) {
-        void *found = ltcu_real_dlsym(RTLD_NEXT, "cuCtxGetCurrent");
-        void *driver = found ? NULL : ltcu_driver_library();
-        if (driver)
-            found = ltcu_real_dlsym(driver, "cuCtxGetCurrent");
-        if (!found)
-            return CUDA_ERROR_NOT_FOUND;
-        function = (current_context_fn)found;
-        atomic_store_explicit(&driver_current_context, function, memory_order_release);
-    }
-    return function(context);
-}
-
 __attribute__((constructor)) static void ltcu_attach(void)
 {
     ltcu_declare_types();
     /* Call sites must start at the program's frame: ours are never its. */
     livetrack_add_internal_module((const void *)ltcu_attach);
+    ltcu_driver_allocation_bytes = ltcu_allocation_bytes_from_driver;
     /* Our exports are the process's cu* functions exactly when LD_PRELOAD
      * put us ahead of the driver, not when the driver dlopened us. The
      * program's handle searches the global scope only (RTLD_DEFAULT would
@@ -64,7 +46,7 @@ __attribute__((constructor)) static void ltcu_attach(void)
     if (program)
         dlclose(program);
     if (preloaded) {
-        ltcu_driver_current_context = current_context_from_driver;
+        ltcu_driver_current_context = ltcu_current_context_from_driver;
         atomic_store(&mode, MODE_INTERPOSITION);
     }
 }

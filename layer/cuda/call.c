@@ -9,6 +9,7 @@
 #include "cuda_front_end.h"
 
 CUresult (*ltcu_driver_current_context)(CUcontext *context);
+uint64_t (*ltcu_driver_allocation_bytes)(CUdeviceptr pointer);
 
 void ltcu_call_begin(ltcu_call *call, ltcu_call_id id, ltcu_origin origin, const char *runtime_call,
                      int context_known, CUcontext context, const void *params)

@@ -152,6 +152,10 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result);
 CUcontext ltcu_call_context(ltcu_call *call);
 /* Set by the interposition mode: how to ask the driver. */
 extern CUresult (*ltcu_driver_current_context)(CUcontext *context);
+/* Set when the library loads (NULL in the unit tests, which have no
+ * driver): the size of the allocation that starts at `pointer`, asked of
+ * the driver; 0 when it cannot say. */
+extern uint64_t (*ltcu_driver_allocation_bytes)(CUdeviceptr pointer);
 
 /* ---- the registry (record.c) ---------------------------------------------- */
 
@@ -313,6 +317,10 @@ int ltcu_set_proc_real(ltcu_call_id id, void *real);
  * dlsym (dlsym_hook.c). */
 void *ltcu_driver_library(void);
 void *ltcu_real_dlsym(void *handle, const char *name);
+
+/* The driver's answers (driver_queries.c), behind the pointers above. */
+CUresult ltcu_current_context_from_driver(CUcontext *context);
+uint64_t ltcu_allocation_bytes_from_driver(CUdeviceptr pointer);
 
 /* The cuGetProcAddress wrappers (proc_address.c): what to hand out for a
  * name the program or runtime looks up in the driver. */

@@ -408,19 +408,27 @@ static void after_cuMemAllocFromPoolAsync(ltcu_call *call, const void *raw_param
 SAME_ARGUMENTS(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync);
 #define after_cuMemAllocFromPoolAsync_ptsz after_cuMemAllocFromPoolAsync
 
-/* Imported from another process's pool: its size is not known here. */
+/* The size of memory another process shares: the call that maps it
+ * does not say, so the driver is asked (0 when it cannot say). */
+static uint64_t shared_allocation_bytes(CUdeviceptr pointer)
+{
+    return ltcu_driver_allocation_bytes && pointer ? ltcu_driver_allocation_bytes(pointer) : 0;
+}
+
+/* Imported from another process's pool: the exporter's allocation. */
 static void after_cuMemPoolImportPointer(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuMemPoolImportPointer);
     if (p->ptr_out)
-        ltcu_record(call, LTCU_DEVICE_ASYNC, HANDLE(*p->ptr_out), 0, KEY(LTCU_MEMORY_POOL, p->pool));
+        ltcu_record(call, LTCU_DEVICE_ASYNC, HANDLE(*p->ptr_out), shared_allocation_bytes(*p->ptr_out),
+                    KEY(LTCU_MEMORY_POOL, p->pool));
 }
 
 /* Another process's allocation (its cuIpcGetMemHandle), mapped here until
  * cuIpcCloseMemHandle; cuMemFree does not free it. The handle does not say
- * its size: 0 bytes, as an imported pool pointer. Opening a handle the
- * context has open already returns the same pointer with one more
- * reference, and each close drops one, so the mapping is reference
+ * its size: the driver does, as for an imported pool pointer. Opening a
+ * handle the context has open already returns the same pointer with one
+ * more reference, and each close drops one, so the mapping is reference
  * counted. cuIpcOpenMemHandle is also cuda.h's macro for the _v2 ABI, so
  * the handler is written for that one and the CUDA 4.1 ABI, with the same
  * arguments, shares it. */
@@ -428,7 +436,7 @@ static void after_cuIpcOpenMemHandle_v2(ltcu_call *call, const void *raw_params)
 {
     PARAMS(cuIpcOpenMemHandle_v2);
     if (p->pdptr)
-        ltcu_retain_or_record(call, LTCU_IPC_MEMORY, HANDLE(*p->pdptr), 0);
+        ltcu_retain_or_record(call, LTCU_IPC_MEMORY, HANDLE(*p->pdptr), shared_allocation_bytes(*p->pdptr));
 }
 SAME_ARGUMENTS(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2);
 #define after_cuIpcOpenMemHandle after_cuIpcOpenMemHandle_v2

@@ -153,10 +153,11 @@ static void ipc_memory(void)
     CHECK_EQ_INT(cuda_live_count(), before);
     uint64_t misuse = cuda_misuse_count();
     CHECK_EQ_INT(cuIpcOpenMemHandle(&mapped, shared, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_SUCCESS);
-    check_owned("ipc_memory", H(mapped), 0, context);
+    /* The handle does not say the size: the driver is asked. */
+    check_owned("ipc_memory", H(mapped), FAKE_IPC_BYTES_PER_EXPORT, context);
     CHECK(cuMemFree(mapped) != CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 1);
-    check_owned("ipc_memory", H(mapped), 0, context);
+    check_owned("ipc_memory", H(mapped), FAKE_IPC_BYTES_PER_EXPORT, context);
     CHECK_EQ_INT(cuIpcCloseMemHandle(mapped), CUDA_SUCCESS);
     CHECK(!cuda_live("ipc_memory", H(mapped), NULL));
     CHECK_EQ_INT(cuIpcCloseMemHandle(mapped), CUDA_ERROR_INVALID_HANDLE);
@@ -171,7 +172,7 @@ static void ipc_memory(void)
     CHECK_EQ_INT(cuIpcOpenMemHandle(&second, shared, 0), CUDA_SUCCESS);
     CHECK(first == second);
     CHECK_EQ_INT(cuIpcCloseMemHandle(first), CUDA_SUCCESS);
-    check_owned("ipc_memory", H(first), 0, context);
+    check_owned("ipc_memory", H(first), FAKE_IPC_BYTES_PER_EXPORT * 8, context);
     CHECK_EQ_INT(cuIpcCloseMemHandle(second), CUDA_SUCCESS);
     CHECK(!cuda_live("ipc_memory", H(first), NULL));
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
@@ -304,6 +305,7 @@ static void imported_pool(void)
     CHECK_EQ_INT(cuMemPoolImportPointer(&imported, pool, &exported), CUDA_SUCCESS);
     livetrack_object object;
     CHECK(cuda_live("device_async", imported, &object) && object.parents[0] == cuda_key("CUmemoryPool", H(pool)));
+    CHECK_EQ_INT(object.bytes, FAKE_IMPORTED_POINTER_BYTES); /* the exporter's size, asked of the driver */
     CHECK_EQ_INT(cuMemPoolDestroy(pool), CUDA_SUCCESS);
     CHECK(cuda_live("CUmemoryPool", H(pool), &object) && object.refs == 0 && object.holders == 1);
     CHECK_EQ_INT(cuMemFree(imported), CUDA_SUCCESS);

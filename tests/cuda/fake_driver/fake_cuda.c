@@ -94,6 +94,7 @@ typedef struct object {
     int capturing;            /* streams */
     uint64_t capture_graph;   /* streams: the graph cuStreamBeginCaptureToGraph captures into, 0: a new one */
     int imported;             /* pools opened from another process's handle */
+    int exported_as;          /* IPC mappings: which export (the handle's first byte) */
     int primary_device;       /* primary contexts: the device, else -1 */
 } object;
 
@@ -721,16 +722,19 @@ static CUresult open_memory(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned 
     object *context = current_context();
     for (size_t i = 0; i < table_size; i++) {
         object *o = table[i];
-        if (o && o->kind == KIND_IPC_MEMORY && o->context == context && o->size == (unsigned char)handle.reserved[0]) {
+        if (o && o->kind == KIND_IPC_MEMORY && o->context == context && o->exported_as == handle.reserved[0]) {
             o->references++;
             *pdptr = o->handle;
             return CUDA_SUCCESS;
         }
     }
-    CUresult result = make_out(KIND_IPC_MEMORY, 1, 0, pdptr);
+    /* The exporter's allocation: the fake maps no memory, but says a
+     * size for each export, as cuMemGetAddressRange does of a mapping. */
+    size_t size = FAKE_IPC_BYTES_PER_EXPORT * (1 + (unsigned char)handle.reserved[0]);
+    CUresult result = make_out(KIND_IPC_MEMORY, 1, size, pdptr);
     if (result == CUDA_SUCCESS) {
         object *o = find(KIND_IPC_MEMORY, *pdptr);
-        o->size = (unsigned char)handle.reserved[0]; /* which export: the fake maps no memory */
+        o->exported_as = handle.reserved[0];
         o->references = 1;
     }
     return result;
@@ -1051,6 +1055,25 @@ FAKE_FUNCTION(cuMemFree_v2, (CUdeviceptr dptr))
     LEAVE(free_device(dptr));
 }
 
+/* The allocation a device pointer starts (the fake's pointers are exact:
+ * livetrack asks only of the pointers calls hand out). */
+FAKE_FUNCTION(cuMemGetAddressRange_v2, (CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr))
+{
+    ENTER(cuMemGetAddressRange_v2);
+    static const kind device_pointers[] = {KIND_DEVICE_MEMORY, KIND_MANAGED, KIND_ASYNC_MEMORY, KIND_IPC_MEMORY};
+    for (size_t i = 0; i < sizeof device_pointers / sizeof device_pointers[0]; i++) {
+        object *o = find(device_pointers[i], dptr);
+        if (o && !o->gone) {
+            if (pbase)
+                *pbase = o->handle;
+            if (psize)
+                *psize = o->size;
+            LEAVE(CUDA_SUCCESS);
+        }
+    }
+    LEAVE(CUDA_ERROR_NOT_FOUND);
+}
+
 FAKE_FUNCTION(cuMemAllocHost_v2, (void **pp, size_t bytesize))
 {
     ENTER(cuMemAllocHost_v2);
@@ -1133,7 +1156,6 @@ FAKE_FUNCTION(cuMemPoolImportFromShareableHandle, (CUmemoryPool *pool_out, void 
 
 /* An allocation of the exporting process, from an imported pool: its
  * size is the exporter's (a fixed one here). */
-#define FAKE_IMPORTED_POINTER_BYTES 256
 
 FAKE_FUNCTION(cuMemPoolImportPointer, (CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData))
 {
@@ -1526,6 +1548,7 @@ static const proc_entry proc_table[] = {
     {"cuMemAlloc", 13010, 0, (void *)newer_cuMemAlloc},
     PROC("cuMemAllocPitch", 3020, cuMemAllocPitch_v2),
     PROC("cuMemFree", 3020, cuMemFree_v2),
+    PROC("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2),
     PROC("cuMemAllocHost", 3020, cuMemAllocHost_v2),
     PROC("cuMemHostAlloc", 2020, cuMemHostAlloc),
     PROC("cuMemFreeHost", 2000, cuMemFreeHost),

@@ -23,6 +23,13 @@ void *fake_cuda_direct(const char *name, int cuda_version);
  * again; off frees those kept. */
 void fake_cuda_recycle_modules(int on);
 
+/* Sizes the fake driver's cuMemGetAddressRange gives memory another
+ * process shares: an IPC mapping of export N (the handle's first byte)
+ * has FAKE_IPC_BYTES_PER_EXPORT * (N + 1) bytes, a pointer imported from
+ * a shared pool FAKE_IMPORTED_POINTER_BYTES (the exporter's sizes). */
+#define FAKE_IPC_BYTES_PER_EXPORT 4096
+#define FAKE_IMPORTED_POINTER_BYTES 256
+
 /* Objects the fake driver holds for the program (primary contexts not
  * counted). */
 size_t fake_cuda_live_objects(void);
