@@ -407,9 +407,17 @@ static void summary_cards(const plot_data *d, FILE *out)
         int64_t leaked = json_count_int(json_get(summary, "leaked_objects"), 0);
         units_count(leaked, a, sizeof a);
         units_bytes((double)json_u64(json_get(summary, "leaked_bytes"), 0), b, sizeof b);
-        snprintf(detail, sizeof detail, "%s; %" PRId64 " kept alive, %" PRId64 " suppressed", b,
-                 json_count_int(json_get(summary, "kept_alive_objects"), 0),
-                 json_count_int(json_get(summary, "suppressed_objects"), 0));
+        int64_t suppressed = json_count_int(json_get(summary, "suppressed_objects"), 0);
+        if (json_get(summary, "kept_by_leaks_objects")) {
+            /* What the leaks pin besides themselves, as the exit report says it. */
+            char kept[32];
+            units_bytes((double)json_u64(json_get(summary, "kept_by_leaks_bytes"), 0), kept, sizeof kept);
+            snprintf(detail, sizeof detail, "%s; %" PRId64 " kept alive by leaks (%s), %" PRId64 " suppressed", b,
+                     json_count_int(json_get(summary, "kept_by_leaks_objects"), 0), kept, suppressed);
+        } else { /* a report older than 0.3.1: the count only */
+            snprintf(detail, sizeof detail, "%s; %" PRId64 " kept alive, %" PRId64 " suppressed", b,
+                     json_count_int(json_get(summary, "kept_alive_objects"), 0), suppressed);
+        }
         card(out, leaked ? "bad" : "good", "Leaked at exit", a, detail);
         size_t sites = 0;
         const json_value *site_array = json_get(root, "sites");

@@ -494,6 +494,15 @@ def case_fixtures():
     html = check_html(work("fixture.html"))
     check("peak 8.00 MiB at 4.5 ms" in html, "plot: the bytes peak is not marked")
     check("make_buffer (helpers.h:17)" in html and "third_party_init" not in html, "plot: sites")
+    # the leak card: a report older than 0.3.1 gives the kept-alive count only, a newer one what leaks pin
+    check("12.0 KiB; 1 kept alive, 2 suppressed" in html, "plot: the leak card of an older report")
+    kept = json.load(open(json_file))
+    kept["summary"].update(kept_by_leaks_objects=1, kept_by_leaks_bytes=4096)
+    with open(work("kept.json"), "w") as out:
+        json.dump(kept, out)
+    livetrack("plot", csv_file, work("kept.json"), "-o", work("kept.html"), expect=0)
+    check("12.0 KiB; 1 kept alive by leaks (4.00 KiB), 2 suppressed" in check_html(work("kept.html")),
+          "plot: the leak card does not say what the leaks keep alive")
     # sites listed smallest first (an edited report): drawn and listed largest first, ties in the report's order
     many = json.load(open(json_file))
     template = next(site for site in many["sites"] if not site.get("suppressed"))
