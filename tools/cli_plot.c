@@ -625,6 +625,7 @@ static void api_table(const plot_data *d, FILE *out)
     const timeline *t = d->t;
     fputs("<section class=\"panel\"><h2>Objects per API and type</h2>\n<table><thead><tr><th>API / type</th>"
           "<th>created</th><th>retained</th><th>released</th><th>destroyed</th><th>misused</th><th>freed</th>"
+          "<th>restored</th>"
           "<th>peak live</th>"
           "<th>live at the end</th>",
           out);

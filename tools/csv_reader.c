@@ -20,7 +20,7 @@
 #include "string_map.h"
 
 const char *const timeline_event_names[TIMELINE_EVENT_KINDS] = {"create", "retain", "release", "destroy",
-                                                                "misuse", "freed"};
+                                                                "misuse", "freed", "restore"};
 
 enum column {
     COL_SEQ, COL_TIME, COL_EVENT, COL_CALL, COL_API, COL_TYPE, COL_HANDLE, COL_BYTES, COL_TYPE_LIVE,

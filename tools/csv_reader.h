@@ -1,5 +1,5 @@
 /*
- * The CSV timeline that LIVETRACK_CSV writes (docs/timeline.md), read
+ * The CSV timeline that LIVETRACK_CSV writes (README.md, "The timeline"), read
  * into memory: one row per lifecycle event.
  *
  * Columns are found by their header name, so added or reordered columns
@@ -23,7 +23,8 @@ typedef enum timeline_event {
     TIMELINE_RELEASE,
     TIMELINE_DESTROY,
     TIMELINE_MISUSE,
-    TIMELINE_FREED, /* a released object ended with the last object holding it */
+    TIMELINE_FREED,   /* a released object ended with the last object holding it */
+    TIMELINE_RESTORE, /* a release or destroy the API refused: the object is back */
     TIMELINE_EVENT_KINDS
 } timeline_event;
 

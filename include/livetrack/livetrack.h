@@ -60,7 +60,9 @@ typedef enum livetrack_status {
                                    application holds no reference to release */
     LIVETRACK_NO_MEMORY = 4,    /* livetrack ran out of memory: tracking is
                                    incomplete from now on */
-    LIVETRACK_BAD_ARGUMENT = 5
+    LIVETRACK_BAD_ARGUMENT = 5,
+    LIVETRACK_REPLACED = 6      /* another object has the handle now
+                                   (livetrack_restore) */
 } livetrack_status;
 
 /* Short text for a status ("unknown", "wrong type", ...). */
@@ -173,11 +175,9 @@ LIVETRACK_API size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetra
 LIVETRACK_API void livetrack_add_internal_module(const void *address);
 
 /* livetrack_create, but with `stack` as the creation call site instead of
- * the caller's stack (0: none). For a front end that records anew an
- * object it counted as destroyed too early (a destroy the driver then
- * refused): the object keeps the call site it had (livetrack_lookup's or
- * a snapshot's `stack`), so reports still point where it was made. A
- * stack livetrack never handed out is LIVETRACK_BAD_ARGUMENT. */
+ * the caller's stack (0: none): for an object a front end learns of only
+ * after the call that made it, whose call site it took then. A stack
+ * livetrack never handed out is LIVETRACK_BAD_ARGUMENT. */
 LIVETRACK_API livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
                                                            livetrack_stack_id stack);
 
@@ -199,6 +199,25 @@ typedef struct livetrack_object {
 } livetrack_object;
 
 LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out);
+
+/* Undo a release or destroy that the API then refused. Front ends count
+ * them before the driver call (once it has freed an object, the driver
+ * may give its address to another thread), so a refusal must put the
+ * object back: as `before` says it was (livetrack_lookup's answer just
+ * before the release), with its references, creation number, time, call
+ * site, owner and parents. It is the same object, not a new one: the
+ * created count, marks (livetrack_mark) and the newest-first order do not
+ * change, and the timeline gets a `restore` row. `parents` (may be NULL,
+ * or hold NULLs) are keepers the caller took on before's parents before
+ * the release: the object then holds those very objects again, even if
+ * the program destroyed one meanwhile and its handle went to another;
+ * without a keeper a parent is looked up by handle, and one not live is
+ * left out. An object still in the registry (its children kept it, or
+ * the release left references) only gets back the references it lost.
+ * Returns LIVETRACK_OK; LIVETRACK_REPLACED, changing nothing, when
+ * another object has the handle now (the driver gave it out again). */
+LIVETRACK_API livetrack_status livetrack_restore(const livetrack_object *before, livetrack_keeper *const parents[2],
+                                                 const char *call);
 
 /* Whether a handle is live, and its type: the cheap check a front end
  * makes on every object argument (nothing converted; objects the thread

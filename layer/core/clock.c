@@ -37,7 +37,7 @@ uint64_t lt_scale_ticks(const lt_tick_scale *scale, uint64_t ticks)
  * costs as much as a lookup, and the rate barely moves over a long span. */
 static _Atomic uint64_t cached_rate_bits, cached_until_ticks;
 
-uint64_t lt_ticks_to_ns(uint64_t ticks)
+static void current_scale(lt_tick_scale *out)
 {
     lt_tick_scale scale;
     uint64_t now = lt_ticks();
@@ -53,5 +53,21 @@ uint64_t lt_ticks_to_ns(uint64_t ticks)
         uint64_t span = now > start_ticks ? now - start_ticks : 0;
         atomic_store_explicit(&cached_until_ticks, now + (span > 3000000 ? span : 3000000), memory_order_release);
     }
+    *out = scale;
+}
+
+uint64_t lt_ticks_to_ns(uint64_t ticks)
+{
+    lt_tick_scale scale;
+    current_scale(&scale);
     return lt_scale_ticks(&scale, ticks);
+}
+
+uint64_t lt_ns_to_ticks(uint64_t ns)
+{
+    lt_tick_scale scale;
+    current_scale(&scale);
+    if (!(scale.ns_per_tick > 0))
+        return start_ticks;
+    return start_ticks + (uint64_t)((double)ns / scale.ns_per_tick + 0.5);
 }

@@ -27,6 +27,8 @@ static inline uint64_t lt_ticks(void) { return lt_monotonic_ns(); }
 
 /* Nanoseconds since livetrack started for a tick value. */
 uint64_t lt_ticks_to_ns(uint64_t ticks);
+/* Back: the ticks of a time lt_ticks_to_ns gave (to the rate's precision). */
+uint64_t lt_ns_to_ticks(uint64_t ns);
 
 /* For converting many values: measure the rate once. */
 typedef struct lt_tick_scale {

@@ -92,6 +92,7 @@ const char *livetrack_status_name(livetrack_status status)
     case LIVETRACK_NOT_OWNED: return "already released by the application (kept alive by its children)";
     case LIVETRACK_NO_MEMORY: return "livetrack is out of memory";
     case LIVETRACK_BAD_ARGUMENT: return "bad argument";
+    case LIVETRACK_REPLACED: return "another object has the handle now";
     }
     return "unknown status";
 }

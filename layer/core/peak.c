@@ -14,7 +14,8 @@
  * since), never O(live objects): a look at each shard's two counters
  * finds the shards that changed, and only those are locked and read. Only
  * when a shard's graveyard has wrapped since (more deaths there than it
- * keeps) is the set copied by a walk of the registry, and then only when
+ * keeps), or an object was put back there with its old creation number
+ * (livetrack_restore, after a refused destroy: rare), is the set copied by a walk of the registry, and then only when
  * at least as many events happened since the last copy as objects are
  * live, so the cost per event stays O(1). A copy skipped that way leaves
  * the older set, marked approximate; at report time a program still at
@@ -86,6 +87,9 @@ static int set_approximate; /* ... but its totals were not the key's */
 static uint64_t set_seqs[LT_SHARD_COUNT];
 static uint32_t set_graves[LT_SHARD_COUNT];
 static uint64_t set_lives[LT_SHARD_COUNT];
+/* Restores seen (lt_shard.restores): a restored object keeps its old
+ * creation number, so the walk of what is newer than the set misses it. */
+static uint32_t set_restores[LT_SHARD_COUNT];
 static uint64_t set_objects, set_bytes, set_ticks;
 /* The set: call sites in open addressing. A slot is taken when its
  * domain is not 0 (no object has domain 0), and stays taken when its
@@ -267,6 +271,7 @@ static void mark_shard(unsigned i)
     set_seqs[i] = lt_created_count();
     set_graves[i] = lt_shards[i].graveyard_next;
     set_lives[i] = lt_shards[i].live;
+    set_restores[i] = lt_shards[i].restores;
 }
 
 /* The shards into which an object was linked, or from which one was
@@ -368,7 +373,7 @@ static int update_set(void)
     int updated = 1;
     for (uint64_t left = changed; left; left &= left - 1) {
         unsigned i = (unsigned)__builtin_ctzll(left);
-        if (lt_shards[i].graveyard_next - set_graves[i] > LT_GRAVEYARD)
+        if (lt_shards[i].graveyard_next - set_graves[i] > LT_GRAVEYARD || lt_shards[i].restores != set_restores[i])
             updated = 0;
     }
     uint64_t objects = set_objects, bytes = set_bytes;
@@ -434,6 +439,17 @@ static int update_set(void)
 
 int lt_peak_pending(void) { return atomic_load_explicit(&pending, memory_order_acquire); }
 
+/* Whether an object was put back since the set was made. Read without
+ * the shard locks: a restore that lands after this look is seen by the
+ * update's own check, under the lock. */
+static int restored_since_set(void)
+{
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        if (__atomic_load_n(&lt_shards[i].restores, __ATOMIC_RELAXED) != set_restores[i])
+            return 1;
+    return 0;
+}
+
 void lt_peak_before_death(void)
 {
     if (!atomic_load_explicit(&pending, memory_order_acquire))
@@ -441,7 +457,11 @@ void lt_peak_before_death(void)
     lt_spin_lock(&lock);
     if (atomic_load_explicit(&pending, memory_order_relaxed)) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
-        if (!update_set()) {
+        if (set_table && restored_since_set()) {
+            /* What changed cannot be told from the age lists and the
+             * graveyards: copy. Restores follow refused destroys only. */
+            copy_set(0);
+        } else if (!update_set()) {
             /* Too much changed to say from the graveyards: copy, when as
              * many events (links and unlinks) as live objects pay for the
              * walk. Read without the locks: an estimate is enough. */

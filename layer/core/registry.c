@@ -6,6 +6,7 @@
  * per parent. Nodes come from per-shard free lists refilled a slab at a
  * time, so steady state allocates nothing.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -554,6 +555,133 @@ livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
     if (!valid_new_object(object) || stack > lt_stack_count())
         return LIVETRACK_BAD_ARGUMENT;
     return insert_object(object, lt_ticks(), stack);
+}
+
+/* ---- undoing a refused release ----------------------------------------- */
+
+/* Link a node that keeps its old creation number: in the bucket, and in
+ * the age list where that number puts it (snapshots merge the shards'
+ * lists, each in seq order). The walk passes the objects made in this
+ * shard since: few, as the refusal follows the release at once. */
+static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node)
+{
+    lt_node **bucket = bucket_of(shard, hash);
+    node->chain = *bucket;
+    *bucket = node;
+    uint64_t seq = atomic_load_explicit(&node->seq, memory_order_relaxed);
+    lt_node *newer = NULL, *older = shard->newest;
+    while (older && atomic_load_explicit(&older->seq, memory_order_relaxed) > seq) {
+        newer = older;
+        older = older->older;
+    }
+    node->newer = newer;
+    node->older = older;
+    if (newer)
+        newer->older = node;
+    else
+        shard->newest = node;
+    if (older)
+        older->newer = node;
+    else
+        shard->oldest = node;
+    __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&shard->live_bytes, shard->live_bytes + node->bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&shard->restores, shard->restores + 1, __ATOMIC_RELAXED);
+}
+
+static int valid_object_to_restore(const livetrack_object *before)
+{
+    return before && before->handle && before->seq && before->seq <= lt_created_count() && before->refs &&
+           before->domain > LIVETRACK_DOMAIN_ANY && before->domain < LIVETRACK_DOMAIN_COUNT &&
+           before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
+}
+
+/* A hold on each parent: through the caller's keeper (the very object),
+ * else by handle. */
+static void hold_parents_again(const livetrack_object *before, livetrack_keeper *const keepers[2], lt_node *held[2])
+{
+    for (int i = 0; i < 2; i++) {
+        lt_node *keeper = keepers ? (lt_node *)keepers[i] : NULL;
+        if (keeper) /* kept, so not dying: a plain add is safe */
+            atomic_fetch_add_explicit(&keeper->counts, 1, memory_order_relaxed);
+        held[i] = keeper ? keeper : hold_parent(before->domain, before->parents[i], 0, NULL);
+    }
+}
+
+livetrack_status livetrack_restore(const livetrack_object *before, livetrack_keeper *const parents[2],
+                                   const char *call)
+{
+    if (!valid_object_to_restore(before))
+        return LIVETRACK_BAD_ARGUMENT;
+    unsigned domain = before->domain;
+    uint64_t hash = lt_hash(domain, before->handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_node *held[2];
+    hold_parents_again(before, parents, held);
+    livetrack_status status = LIVETRACK_OK;
+    int linked_again = 0;
+
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_linked(shard, hash, domain, before->handle);
+    /* Dying (its last hold is going on another thread): once unlinked it
+     * can be linked again. The window is a few instructions wide. */
+    for (int tries = 0; node && !atomic_load_explicit(&node->counts, memory_order_acquire) && tries < 100000;
+         tries++) {
+        lt_spin_unlock(&shard->lock);
+        sched_yield();
+        lt_spin_lock(&shard->lock);
+        node = find_linked(shard, hash, domain, before->handle);
+    }
+    if (node) {
+        uint64_t counts = atomic_load_explicit(&node->counts, memory_order_acquire);
+        if (!counts || atomic_load_explicit(&node->seq, memory_order_relaxed) != before->seq ||
+            node->type != before->type) {
+            status = LIVETRACK_REPLACED;
+        } else if (LT_REFS(counts) < before->refs) {
+            /* Still there: only references went. refs change only under
+             * this lock, so the difference stays exact. */
+            atomic_fetch_add_explicit(&node->counts, (uint64_t)(before->refs - LT_REFS(counts)) << 32,
+                                      memory_order_acq_rel);
+        }
+    } else if (!buckets_ready(shard) || !(node = take_node(shard))) {
+        status = LIVETRACK_NO_MEMORY;
+    } else {
+        node->handle = before->handle;
+        node->domain = (uint8_t)domain;
+        node->type = (uint8_t)before->type;
+        node->bytes = before->bytes;
+        node->owner = before->owner;
+        node->parents[0] = held[0];
+        node->parents[1] = held[1];
+        node->ticks = lt_ns_to_ticks(before->time_ns);
+        node->stack = before->stack;
+        node->release_stack = 0;
+        atomic_store_explicit(&node->seq, before->seq, memory_order_relaxed);
+        atomic_store_explicit(&node->counts, (uint64_t)before->refs << 32, memory_order_release);
+        link_node_in_seq_order(shard, hash, node);
+        maybe_grow(shard);
+        linked_again = 1;
+    }
+    lt_spin_unlock(&shard->lock);
+
+    if (!linked_again) {
+        /* The object kept its holds, or is not back. Dropping them may end
+         * a parent: the peak's set first, as before any death. */
+        lt_peak_before_death();
+        bury(held, call);
+    }
+    if (status == LIVETRACK_NO_MEMORY) {
+        lt_out_of_memory("a registry node");
+        return status;
+    }
+    if (status != LIVETRACK_OK)
+        return status;
+    if (linked_again)
+        note_birth(&(lt_counted_change){before->stack, (uint8_t)domain, (uint8_t)before->type, before->bytes});
+    if (lt_timeline_on)
+        lt_timeline_event(LT_EVENT_RESTORE, call, domain, before->type, before->handle, before->bytes);
+    return LIVETRACK_OK;
 }
 
 /* The live node of the expected type, or NULL with *status saying why.

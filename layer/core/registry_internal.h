@@ -90,6 +90,9 @@ typedef struct lt_shard {
     /* Ring of the latest unlinked objects, so a misuse of a released
      * handle can show where it was created and released. */
     uint32_t graveyard_next;
+    /* Objects put back in their place in the age list (livetrack_restore):
+     * older than the peak's set may think, so it counts them. */
+    uint32_t restores;
     lt_released graveyard[LT_GRAVEYARD];
 } __attribute__((aligned(64))) lt_shard;
 

@@ -53,7 +53,7 @@ static const char header[] =
 
 /* The /proc/self/status fields, in column order. */
 static const char *const metric_names[METRIC_COUNT] = {"VmSize:", "VmRSS:", "VmData:", "VmPeak:", "Threads:"};
-static const char *const event_names[] = {"create", "retain", "release", "destroy", "misuse", "freed"};
+static const char *const event_names[] = {"create", "retain", "release", "destroy", "misuse", "freed", "restore"};
 
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 /* The thread holding the mutex (0: none), so a crash handler running on

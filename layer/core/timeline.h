@@ -1,6 +1,7 @@
 /*
  * The CSV timeline (timeline.c), one row per lifecycle event when
- * LIVETRACK_CSV is set. Columns are documented in docs/timeline.md.
+ * LIVETRACK_CSV is set. Columns are documented in README.md ("The
+ * timeline").
  */
 #ifndef LIVETRACK_TIMELINE_H
 #define LIVETRACK_TIMELINE_H
@@ -15,7 +16,8 @@ typedef enum lt_event_kind {
     LT_EVENT_RELEASE,
     LT_EVENT_DESTROY,
     LT_EVENT_MISUSE,
-    LT_EVENT_FREED
+    LT_EVENT_FREED,
+    LT_EVENT_RESTORE
 } lt_event_kind;
 
 /* Nonzero when a timeline was asked for (read on the hot path); the file

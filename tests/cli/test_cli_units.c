@@ -184,7 +184,7 @@ static void test_csv(void)
     char error[256];
     timeline t;
     /* Columns in another order, one extra, a quoted call, a malformed row,
-     * and a last row cut short. */
+     * a release the driver refused (restore), and a last row cut short. */
     const char *path = write_file("cli_units_timeline.csv",
                                   "extra,time_ms,seq,event,api,type,handle,bytes,type_live,live_objects,live_bytes,call\n"
                                   "x,0.5,1,create,OpenCL,cl_mem,0x10,4096,1,1,4096,clCreateBuffer\n"
@@ -192,9 +192,10 @@ static void test_csv(void)
                                   "x,oops,3,create,OpenCL,cl_event,0x30,0,2,3,4096,clCreateUserEvent\n"
                                   "x,1.0,4,misuse,OpenCL,cl_mem,0x99,0,1,2,4096,clReleaseMemObject\n"
                                   "x,1.25,5,release,OpenCL,cl_mem,0x10,4096,0,1,0,clReleaseMemObject\n"
-                                  "x,1.5,6,rel");
+                                  "x,1.3,6,restore,OpenCL,cl_mem,0x10,4096,1,2,4096,clReleaseMemObject\n"
+                                  "x,1.5,7,rel");
     CHECK(timeline_read(path, &t, error, sizeof error));
-    CHECK_EQ_INT(t.count, 4);
+    CHECK_EQ_INT(t.count, 5);
     CHECK_EQ_INT(t.skipped, 1);
     CHECK(t.partial_last_line);
     CHECK(!t.has_vm);
@@ -204,8 +205,9 @@ static void test_csv(void)
     CHECK_EQ_INT(t.rows[0].bytes, 4096);
     CHECK(t.rows[2].event == TIMELINE_MISUSE);
     CHECK(t.rows[3].time_ms == 1.25);
+    CHECK(t.rows[4].event == TIMELINE_RESTORE);
     CHECK_EQ_INT(t.series[t.rows[0].series].peak, 1);
-    CHECK_EQ_INT(t.series[t.rows[0].series].last, 0);
+    CHECK_EQ_INT(t.series[t.rows[0].series].last, 1);
     char name[64];
     timeline_series_name(&t, t.rows[1].series, name, sizeof name);
     CHECK(!strcmp(name, "OpenCL cl_event"));

@@ -203,6 +203,13 @@ static int case_timeline(void)
     livetrack_keeper *held = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, 0x800);
     livetrack_destroy(LIVETRACK_DOMAIN_USER, T_EVENT, 0x800, "free_wrap");
     livetrack_let_go_in(held, "free_wrap");
+    /* A destroy the API refused: the object is back, as the row says. */
+    create_object(0x900, T_BUFFER, 30, "mkbuf");
+    livetrack_object before;
+    livetrack_lookup(LIVETRACK_DOMAIN_USER, 0x900, &before);
+    livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x900, "free_wrap");
+    livetrack_restore(&before, NULL, "free_wrap");
+    livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x900, "free_wrap");
     return 0;
 }
 
@@ -533,6 +540,10 @@ static void check_timeline(const char *dir)
         {"create", "mkevent", "test_event", "0x800", 0, 1, 2, 50},
         {"destroy", "free", "test_event", "0x800", 0, 1, 2, 50}, /* held until the driver answered */
         {"freed", "free", "test_event", "0x800", 0, 0, 1, 50},
+        {"create", "mkbuf", "test_buffer", "0x900", 30, 2, 2, 80},
+        {"destroy", "free", "test_buffer", "0x900", 30, 1, 1, 50},
+        {"restore", "free", "test_buffer", "0x900", 30, 2, 2, 80},
+        {"destroy", "free", "test_buffer", "0x900", 30, 1, 1, 50},
     };
     const size_t count = sizeof expected / sizeof expected[0];
     const char *line = strchr(text, '\n') + 1;

@@ -520,6 +520,106 @@ static void test_create_with_stack(void)
     CHECK(!is_live(handle));
 }
 
+static uint64_t created_count(void)
+{
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    return stats.created;
+}
+
+static livetrack_status destroy(uint64_t handle)
+{
+    return livetrack_destroy(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, handle, NULL);
+}
+
+/* A release or destroy the API refused is undone: the same object is
+ * back, not a new one. */
+static void test_restore(void)
+{
+    uint64_t base = live_objects();
+    uint64_t ctx = make(T_CTX, 0);
+    uint64_t mem = new_handle();
+    CHECK_EQ_INT(create_full(mem, T_MEM, ctx, 0, 0, 4096, OWNER_A), LIVETRACK_OK);
+    uint64_t mark = livetrack_mark();
+    uint64_t event = make(T_EVENT, ctx);
+    livetrack_object before = look(mem);
+    uint64_t created = created_count();
+
+    /* Destroyed, then refused: in its place, with all it had. */
+    livetrack_keeper *keepers[2] = {livetrack_keep_alive(LIVETRACK_DOMAIN_USER, ctx), NULL};
+    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
+    CHECK(!is_live(mem));
+    CHECK_EQ_INT(livetrack_restore(&before, keepers, "semDestroy"), LIVETRACK_OK);
+    livetrack_let_go(keepers[0]);
+    livetrack_object after = look(mem);
+    CHECK_EQ_INT(after.seq, before.seq);
+    CHECK_EQ_INT(after.stack, before.stack);
+    CHECK_EQ_INT(after.bytes, 4096);
+    CHECK(after.owner == OWNER_A);
+    CHECK_EQ_INT(after.parents[0], ctx);
+    CHECK_EQ_INT(after.refs, 1);
+    CHECK(after.time_ns + 1000 >= before.time_ns && after.time_ns <= before.time_ns + 1000);
+    check_counts(ctx, 1, 2);
+    CHECK_EQ_INT(created_count(), created); /* not a creation */
+    /* Made before the mark, older than the event: as before. */
+    CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 1);
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
+    CHECK(snapshot_index(snapshot, event) >= 0 && snapshot_index(snapshot, event) < snapshot_index(snapshot, mem));
+    livetrack_snapshot_free(snapshot);
+
+    /* A release that left references, refused: the references come back. */
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_OK);
+    before = look(mem);
+    CHECK_EQ_INT(release(mem), LIVETRACK_OK);
+    check_counts(mem, 1, 0);
+    CHECK_EQ_INT(livetrack_restore(&before, NULL, NULL), LIVETRACK_OK);
+    check_counts(mem, 2, 0);
+
+    /* Kept alive by its children, refused: its reference comes back. */
+    livetrack_object context_before = look(ctx);
+    CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK);
+    check_counts(ctx, 0, 2);
+    CHECK_EQ_INT(livetrack_restore(&context_before, NULL, NULL), LIVETRACK_OK);
+    check_counts(ctx, 1, 2);
+    CHECK_EQ_INT(created_count(), created);
+
+    /* The parent destroyed meanwhile and its handle given to a new object:
+     * the object put back holds the parent it had (kept), not the new one. */
+    before = look(mem);
+    keepers[0] = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, ctx);
+    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
+    CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK); /* kept by the event and the keeper */
+    CHECK_EQ_INT(create_full(ctx, T_CTX, 0, 0, 0, 0, NULL), LIVETRACK_OK); /* the address handed out again */
+    CHECK_EQ_INT(livetrack_restore(&before, keepers, "semDestroy"), LIVETRACK_OK);
+    livetrack_let_go(keepers[0]);
+    check_counts(ctx, 1, 0); /* the new context holds nothing */
+    check_counts(mem, 2, 0);
+    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
+    CHECK_EQ_INT(destroy(event), LIVETRACK_OK); /* the old context goes with it */
+    CHECK_EQ_INT(live_objects(), base + 1);
+
+    /* Another object has the handle now: it stays, nothing changes. */
+    before = look(ctx);
+    CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK);
+    CHECK_EQ_INT(create_full(ctx, T_QUEUE, 0, 0, 0, 0, NULL), LIVETRACK_OK);
+    livetrack_object queue = look(ctx);
+    CHECK_EQ_INT(livetrack_restore(&before, NULL, NULL), LIVETRACK_REPLACED);
+    CHECK_EQ_INT(look(ctx).seq, queue.seq);
+    CHECK_EQ_INT(look(ctx).type, T_QUEUE);
+    CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK);
+
+    /* What livetrack never handed out is refused. */
+    CHECK_EQ_INT(livetrack_restore(NULL, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    livetrack_object made_up = before;
+    made_up.seq = created_count() + 1;
+    CHECK_EQ_INT(livetrack_restore(&made_up, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    made_up = before;
+    made_up.refs = 0;
+    CHECK_EQ_INT(livetrack_restore(&made_up, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    CHECK(!is_live(ctx));
+    CHECK_EQ_INT(live_objects(), base);
+}
+
 static void test_bad_arguments(void)
 {
     livetrack_stats before, after;
@@ -1042,6 +1142,7 @@ int main(int argc, char **argv)
     test_replacement();
     test_bad_arguments();
     test_create_with_stack();
+    test_restore();
     test_owners();
     test_memory_bounded();
     test_large_snapshot_memory();

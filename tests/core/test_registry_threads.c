@@ -208,6 +208,20 @@ static void *worker_main(void *arg)
             TCHECK(left == o->refs);
             if (o->refs + o->holders == 0)
                 own_die(w, i);
+        } else if (r < 95) {
+            /* A destroy the API refused: put back as it was, holding the
+             * parents the front end kept meanwhile (one may die with it
+             * otherwise), while other threads create in the same shards:
+             * the snapshots check it lands in creation order. */
+            livetrack_object before;
+            TCHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, o->handle, &before) == LIVETRACK_OK);
+            livetrack_keeper *keepers[2];
+            for (int p = 0; p < 2; p++)
+                keepers[p] = before.parents[p] ? livetrack_keep_alive(LIVETRACK_DOMAIN_USER, before.parents[p]) : NULL;
+            TCHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle, NULL) == LIVETRACK_OK);
+            TCHECK(livetrack_restore(&before, keepers, NULL) == LIVETRACK_OK);
+            livetrack_let_go(keepers[0]);
+            livetrack_let_go(keepers[1]);
         } else {
             TCHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle, NULL) == LIVETRACK_OK);
             o->refs = 0;
