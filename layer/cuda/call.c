@@ -89,38 +89,15 @@ void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object
     ltcu_push_undo_holding(call, kind, object, NULL);
 }
 
-/* Give the object back the references it had before the prologue took
- * them. Still there when children keep it alive (or only one of several
- * references went): retake them. Else make it again, at the call site
- * where it was made: that is where reports must point, not this call. */
-static void restore(const ltcu_call *call, const livetrack_object *before)
+/* Put the object back as it was before the prologue took it out (or took
+ * references from it): the same object, with its call site, creation
+ * number and references, holding the very parents the prologue kept. One
+ * whose handle another object took meanwhile stays gone. */
+static void restore(const ltcu_call *call, const ltcu_undo *step)
 {
-    livetrack_object now;
-    uint32_t refs = 0;
     /* Another thread may be retaining or recording the same handle. */
     ltcu_lock_references();
-    if (livetrack_lookup(LIVETRACK_DOMAIN_CUDA, before->handle, &now) == LIVETRACK_OK && now.type == before->type) {
-        refs = now.refs;
-    } else {
-        livetrack_new_object again = {
-            .domain = LIVETRACK_DOMAIN_CUDA,
-            .type = before->type,
-            .handle = before->handle,
-            .bytes = before->bytes,
-            .owner = before->owner,
-            .parent = before->parents[0],
-            .second_parent = before->parents[1],
-            .flags = 0,
-            .call = call->name,
-        };
-        if (livetrack_create_with_stack(&again, before->stack) != LIVETRACK_OK) {
-            ltcu_unlock_references();
-            return;
-        }
-        refs = 1;
-    }
-    for (; refs < before->refs; refs++)
-        livetrack_retain(LIVETRACK_DOMAIN_CUDA, before->type, before->handle, call->name);
+    livetrack_restore(&step->object, step->parent_keepers, call->name);
     ltcu_unlock_references();
 }
 
@@ -128,7 +105,7 @@ static void undo(const ltcu_call *call, const ltcu_undo *step)
 {
     switch (step->kind) {
     case LTCU_UNDO_DESTROY:
-    case LTCU_UNDO_RELEASE: restore(call, &step->object); break;
+    case LTCU_UNDO_RELEASE: restore(call, step); break;
     case LTCU_UNDO_RUNTIME_REF: ltcu_primary_give_back_runtime_reference((CUdevice)step->object.handle); break;
     case LTCU_UNDO_MAPPING_SIZE: ltcu_mapping_add(step->object.handle, step->object.bytes); break;
     case LTCU_UNDO_RUNTIME_OBJECT:

@@ -265,14 +265,12 @@ typedef struct pending_destroy {
     uint64_t handle;
     int counted;
     ltze_type type; /* what it was: the call's type or its counterpart */
-    /* what recording the object anew needs, should the driver refuse */
-    uint64_t bytes;
-    const void *owner;
-    uint64_t parents[2];
-    livetrack_stack_id stack; /* where it was made */
+    /* The object as it was, to put back should the driver refuse. */
+    livetrack_object object;
     /* The parents, held until the epilogue: one the program destroyed
      * already, kept alive only by this object, would otherwise die with
-     * it, and the object recorded anew would lose it. */
+     * it, and the object put back would lose it (or hold another object
+     * the driver gave its handle meanwhile). */
     livetrack_keeper *parent_keepers[2];
 } pending_destroy;
 
@@ -319,11 +317,7 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
     if (status == LIVETRACK_OK) {
         pending.counted = 1;
         pending.type = type;
-        pending.bytes = object.bytes;
-        pending.owner = object.owner;
-        pending.parents[0] = object.parents[0];
-        pending.parents[1] = object.parents[1];
-        pending.stack = object.stack;
+        pending.object = object;
         return;
     }
     let_parents_go(call);
@@ -346,25 +340,11 @@ static const char *result_name(ze_result_t result)
 }
 
 /* The driver refused the destroy the prologue counted: the object is
- * live again. */
+ * live again, the same one (its call site, creation number, parents). */
 static void undo_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
 {
-    /* Kept alive by children, the very object is still in the registry. */
-    if (livetrack_retain(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call) == LIVETRACK_OK)
-        return;
-    livetrack_new_object again = {
-        .domain = LIVETRACK_DOMAIN_LEVEL_ZERO,
-        .type = type,
-        .handle = ltze_key(handle),
-        .bytes = pending.bytes,
-        .owner = pending.owner,
-        .parent = pending.parents[0],
-        .second_parent = pending.parents[1],
-        .flags = 0,
-        .call = call,
-    };
-    /* Where it was made, not this call: that is where reports must point. */
-    livetrack_create_with_stack(&again, pending.stack);
+    if (livetrack_restore(&pending.object, pending.parent_keepers, call) != LIVETRACK_OK)
+        return; /* another object has the handle now */
     ltze_note("%s(%p) failed with %s (0x%x): the %s is live again", call, handle, result_name(result),
               (unsigned)result, type_names[type]);
 }

@@ -337,6 +337,23 @@ static void refused_destroys_keep_parents(void)
     CHECK_EQ_INT(cuMemFreeAsync(from_pool, NULL), CUDA_SUCCESS);
     CHECK(!cuda_live("CUmemoryPool", H(pool), NULL));
 
+    /* The same allocation back, not a new one: its creation number, and
+     * no creation counted (marks and "newest first" stay right). */
+    CUdeviceptr kept = 0;
+    CHECK_EQ_INT(cuMemAlloc(&kept, 64), CUDA_SUCCESS);
+    livetrack_object made;
+    CHECK(cuda_live("CUdeviceptr", kept, &made));
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    uint64_t created = stats.created;
+    fake_cuda_fail_next("cuMemFree_v2", CUDA_ERROR_LAUNCH_FAILED);
+    CHECK_EQ_INT(cuMemFree(kept), CUDA_ERROR_LAUNCH_FAILED);
+    CHECK(cuda_live("CUdeviceptr", kept, &object) && object.seq == made.seq && object.stack == made.stack &&
+          object.bytes == 64);
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.created, created);
+    CHECK_EQ_INT(cuMemFree(kept), CUDA_SUCCESS);
+
     /* A context's end, refused: a buffer mapped from external memory
      * still holds it, so destroying the external memory keeps it. */
     CUcontext other = NULL;

@@ -310,6 +310,11 @@ int main(void)
         ze_event_pool_handle_t doomed_pool;
         ze_event_handle_t event;
         orphaned_event(context, &doomed_pool, &event);
+        livetrack_object made;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)event, &made) == LIVETRACK_OK);
+        livetrack_stats stats;
+        livetrack_get_stats(&stats);
+        uint64_t created = stats.created;
         begin();
         test_driver.refuse_next_destroy();
         CHECK_EQ_INT(zeEventDestroy(event), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
@@ -318,6 +323,12 @@ int main(void)
         livetrack_object object;
         CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)event, &object) == LIVETRACK_OK &&
               object.refs == 1 && object.parents[0] == (uint64_t)(uintptr_t)doomed_pool);
+        /* The same event, not a new one: its creation number, and no
+         * creation counted (marks and "newest first" stay right). */
+        CHECK_EQ_INT(object.seq, made.seq);
+        CHECK_EQ_INT(object.stack, made.stack);
+        livetrack_get_stats(&stats);
+        CHECK_EQ_INT(stats.created, created);
         CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)doomed_pool, &object) == LIVETRACK_OK &&
               object.refs == 0 && object.holders == 1);
         begin();
