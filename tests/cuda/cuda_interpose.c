@@ -148,6 +148,7 @@ static void ipc_memory(void)
     CUipcMemHandle shared;
     memset(&shared, 0, sizeof shared);
     CUdeviceptr mapped = 0;
+    livetrack_object object;
     size_t before = cuda_live_count();
     CHECK_EQ_INT(cuIpcOpenMemHandle(&mapped, shared, 0x80), CUDA_ERROR_INVALID_VALUE);
     CHECK_EQ_INT(cuda_live_count(), before);
@@ -169,13 +170,26 @@ static void ipc_memory(void)
     shared.reserved[0] = 7;
     CUdeviceptr first = 0, second = 0;
     CHECK_EQ_INT(cuIpcOpenMemHandle(&first, shared, 0), CUDA_SUCCESS);
+    /* The second open adds a reference and keeps the size, even when the
+     * driver cannot say it this time. */
+    fake_cuda_fail_next("cuMemGetAddressRange_v2", CUDA_ERROR_NOT_FOUND);
     CHECK_EQ_INT(cuIpcOpenMemHandle(&second, shared, 0), CUDA_SUCCESS);
     CHECK(first == second);
+    CHECK(cuda_live("ipc_memory", H(first), &object) && object.refs == 2 &&
+          object.bytes == FAKE_IPC_BYTES_PER_EXPORT * 8);
     CHECK_EQ_INT(cuIpcCloseMemHandle(first), CUDA_SUCCESS);
     check_owned("ipc_memory", H(first), FAKE_IPC_BYTES_PER_EXPORT * 8, context);
     CHECK_EQ_INT(cuIpcCloseMemHandle(second), CUDA_SUCCESS);
     CHECK(!cuda_live("ipc_memory", H(first), NULL));
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 2);
+    CHECK_EQ_INT(cuda_live_count(), before);
+
+    /* The driver cannot say the size: the mapping is tracked, with 0 bytes. */
+    shared.reserved[0] = 9;
+    fake_cuda_fail_next("cuMemGetAddressRange_v2", CUDA_ERROR_NOT_FOUND);
+    CHECK_EQ_INT(cuIpcOpenMemHandle(&mapped, shared, 0), CUDA_SUCCESS);
+    check_owned("ipc_memory", H(mapped), 0, context);
+    CHECK_EQ_INT(cuIpcCloseMemHandle(mapped), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), before);
 }
 

@@ -26,6 +26,8 @@
  *
  * Usage: cuda_gpu_check <cuda_gpu_leaky> <liblivetrack_cuda.so> [<cuda_gpu_leaky_static>]
  */
+#include <signal.h>
+
 #include "cuda_leak_manifest.h"
 #include "cuda_report_checks.h"
 
@@ -134,8 +136,23 @@ static void run_shared_memory(char *const programs[], size_t program_count, cons
     }
     free(handles);
     unlink(handles_path); /* the exporter frees its memory and exits */
-    if (exporter > 0 && (exited || waitpid(exporter, &status, 0) == exporter))
+    /* One that hangs (or never wrote its handles) is stopped, so that
+     * the test fails with its log instead of timing out without it. */
+    for (int waited_ms = 0; exporter > 0 && !exited && waited_ms < 30000; waited_ms += 10) {
+        if (waitpid(exporter, &status, WNOHANG) == exporter)
+            exited = 1;
+        else
+            usleep(10000);
+    }
+    if (exporter > 0 && !exited) {
+        kill(exporter, SIGKILL);
+        exited = waitpid(exporter, &status, 0) == exporter;
+    }
+    if (exited)
         status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    char partial[300];
+    snprintf(partial, sizeof partial, "%s.partial", handles_path);
+    unlink(partial);
     char *log = cuda_read_file(log_path);
     printf("==== %s share (without livetrack): exit status %d\n%s", programs[0], status, log ? log : "");
     free(log);
