@@ -318,6 +318,10 @@ int ltcu_set_proc_real(ltcu_call_id id, void *real);
 void *ltcu_driver_library(void);
 void *ltcu_real_dlsym(void *handle, const char *name);
 
+/* The driver's own function `name` (driver_queries.c), looked up once
+ * into *cache: after RTLD_NEXT, in the driver library; NULL when neither
+ * has it (looked up again next time). */
+void *ltcu_driver_function(_Atomic(void *) *cache, const char *name);
 /* The driver's answers (driver_queries.c), behind the pointers above. */
 CUresult ltcu_current_context_from_driver(CUcontext *context);
 uint64_t ltcu_allocation_bytes_from_driver(CUdeviceptr pointer);

@@ -2,7 +2,7 @@
  * Questions livetrack asks the driver itself, outside the program's
  * calls: the current context (interposition: CUPTI names it), and the
  * size of memory another process shares, which the call that maps it
- * does not say.
+ * does not say; and how the driver's own functions are found.
  *
  * The driver's own functions are called, never livetrack's wrappers, so
  * nothing here is tracked; in CUPTI mode only the tracked calls have
@@ -16,7 +16,7 @@
 
 #include "cuda_front_end.h"
 
-static void *driver_function(_Atomic(void *) *cache, const char *name)
+void *ltcu_driver_function(_Atomic(void *) *cache, const char *name)
 {
     void *function = atomic_load_explicit(cache, memory_order_acquire);
     if (function)
@@ -34,7 +34,7 @@ static void *driver_function(_Atomic(void *) *cache, const char *name)
 CUresult ltcu_current_context_from_driver(CUcontext *context)
 {
     static _Atomic(void *) found;
-    CUresult (*current)(CUcontext *) = (CUresult(*)(CUcontext *))driver_function(&found, "cuCtxGetCurrent");
+    CUresult (*current)(CUcontext *) = (CUresult(*)(CUcontext *))ltcu_driver_function(&found, "cuCtxGetCurrent");
     return current ? current(context) : CUDA_ERROR_NOT_FOUND;
 }
 
@@ -42,7 +42,7 @@ uint64_t ltcu_allocation_bytes_from_driver(CUdeviceptr pointer)
 {
     static _Atomic(void *) found;
     CUresult (*range)(CUdeviceptr *, size_t *, CUdeviceptr) =
-        (CUresult(*)(CUdeviceptr *, size_t *, CUdeviceptr))driver_function(&found, "cuMemGetAddressRange_v2");
+        (CUresult(*)(CUdeviceptr *, size_t *, CUdeviceptr))ltcu_driver_function(&found, "cuMemGetAddressRange_v2");
     CUdeviceptr base = 0;
     size_t size = 0;
     if (!range || range(&base, &size, pointer) != CUDA_SUCCESS || base != pointer)

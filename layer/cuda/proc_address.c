@@ -119,21 +119,6 @@ typedef CUresult(CUDAAPI *get_proc_address_v2_fn)(const char *symbol, void **pfn
 
 static _Atomic(void *) real_v1, real_v2;
 
-static void *driver_function(_Atomic(void *) *slot, const char *name)
-{
-    void *real = atomic_load_explicit(slot, memory_order_acquire);
-    if (!real) {
-        real = ltcu_real_dlsym(RTLD_NEXT, name);
-        if (!real) {
-            void *driver = ltcu_driver_library();
-            real = driver ? ltcu_real_dlsym(driver, name) : NULL;
-        }
-        if (real)
-            atomic_store_explicit(slot, real, memory_order_release);
-    }
-    return real;
-}
-
 static void wrap_result(CUresult result, const char *symbol, void **pfn, int cuda_version, cuuint64_t flags)
 {
     if (result == CUDA_SUCCESS && pfn && *pfn && ltcu_interposing())
@@ -144,7 +129,7 @@ LTCU_EXPORT CUresult CUDAAPI export_cuGetProcAddress(const char *symbol, void **
                                                      cuuint64_t flags) __asm__("cuGetProcAddress");
 CUresult CUDAAPI export_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
-    get_proc_address_v1_fn real = (get_proc_address_v1_fn)driver_function(&real_v1, "cuGetProcAddress");
+    get_proc_address_v1_fn real = (get_proc_address_v1_fn)ltcu_driver_function(&real_v1, "cuGetProcAddress");
     if (!real)
         return CUDA_ERROR_NOT_FOUND;
     CUresult result = real(symbol, pfn, cudaVersion, flags);
@@ -158,7 +143,7 @@ LTCU_EXPORT CUresult CUDAAPI export_cuGetProcAddress_v2(const char *symbol, void
 CUresult CUDAAPI export_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                             CUdriverProcAddressQueryResult *symbolStatus)
 {
-    get_proc_address_v2_fn real = (get_proc_address_v2_fn)driver_function(&real_v2, "cuGetProcAddress_v2");
+    get_proc_address_v2_fn real = (get_proc_address_v2_fn)ltcu_driver_function(&real_v2, "cuGetProcAddress_v2");
     if (!real)
         return CUDA_ERROR_NOT_FOUND;
     CUresult result = real(symbol, pfn, cudaVersion, flags, symbolStatus);
@@ -169,9 +154,9 @@ CUresult CUDAAPI export_cuGetProcAddress_v2(const char *symbol, void **pfn, int 
 void *ltcu_get_proc_address_real(const char *symbol)
 {
     if (!strcmp(symbol, "cuGetProcAddress"))
-        return driver_function(&real_v1, symbol);
+        return ltcu_driver_function(&real_v1, symbol);
     if (!strcmp(symbol, "cuGetProcAddress_v2"))
-        return driver_function(&real_v2, symbol);
+        return ltcu_driver_function(&real_v2, symbol);
     return NULL;
 }
 
