@@ -20,6 +20,13 @@
  *   alive    refs + holders > 0.
  * A death drops one hold on each parent, which may die in turn.
  *
+ * A release or destroy may be one the API refuses (the low bits of its
+ * operation byte): a front end then puts the object back with
+ * livetrack_restore, after holding its parents with keepers (bit 1) as
+ * the Level Zero and CUDA front ends do, or not (then it is re-linked to
+ * what its parents' handles name then). The object must come back as the
+ * same one: its creation number, references and parents.
+ *
  * Between inputs the registry must return to empty: every input ends by
  * destroying what it left, and the registry must then hold nothing.
  *
@@ -373,7 +380,68 @@ static void op_retain(void)
     expect_handle(d, slot);
 }
 
-static void op_release(int all)
+/* The parent handle `handle` of domain d names, as the model's object
+ * linked there, or -1. */
+static int linked_at(int d, uint64_t handle)
+{
+    for (int s = 0; s < POOL && handle; s++)
+        if (handle_of(s) == handle)
+            return cur[d][s];
+    return -1;
+}
+
+/* A keeper on what handle names now, in the registry and in the model. */
+static livetrack_keeper *keep(int d, uint64_t handle, int *kept)
+{
+    *kept = handle ? linked_at(d, handle) : -1;
+    livetrack_keeper *keeper = handle ? livetrack_keep_alive(domains[d], handle) : NULL;
+    EXPECT((keeper != NULL) == (*kept >= 0), "keep_alive of 0x%llx", (unsigned long long)handle);
+    if (*kept >= 0)
+        objs[*kept].holders++;
+    return keeper;
+}
+
+static void let_go(livetrack_keeper *keeper, int kept)
+{
+    livetrack_let_go_in(keeper, "fuzz_let_go");
+    if (kept < 0)
+        return;
+    objs[kept].holders--;
+    if (objs[kept].refs + objs[kept].holders == 0)
+        model_die(kept);
+}
+
+/* The release just made is refused: put the object back. */
+static void restore(int o, const livetrack_object *before, livetrack_keeper *const keepers[2], const int kept[2])
+{
+    mobj *m = &objs[o];
+    livetrack_status status = livetrack_restore(before, keepers, "fuzz_refused");
+    if (status == LIVETRACK_NO_MEMORY) {
+        EXPECT(faults_armed && !m->alive, "restore: out of memory with no failure injected");
+        return;
+    }
+    EXPECT(status == LIVETRACK_OK, "restore: status %d", (int)status);
+    if (m->alive) { /* still linked: only references went */
+        if (m->refs < before->refs)
+            m->refs = before->refs;
+        return;
+    }
+    /* Back in its place: the parents kept, else what their handles name
+     * before it is linked (a parent at its own handle, the object it
+     * replaced, died with it: nothing). */
+    for (int k = 0; k < 2; k++) {
+        int p = keepers && keepers[k] ? kept[k] : linked_at(m->domain, before->parents[k]);
+        m->parents[k] = p;
+        if (p >= 0)
+            objs[p].holders++;
+    }
+    m->alive = m->linked = 1;
+    m->refs = before->refs;
+    m->holders = 0;
+    cur[m->domain][m->slot] = o;
+}
+
+static void op_release(int all, uint8_t op)
 {
     int d;
     int slot = pick_slot(next_byte(), &d);
@@ -384,6 +452,14 @@ static void op_release(int all)
         expected = LIVETRACK_NOT_OWNED;
     uint32_t left = 0xdeadbeef, expected_left = 0;
     int parents[2] = {-1, -1};
+    int refused = expected == LIVETRACK_OK && (op & 1), kept[2] = {-1, -1};
+    livetrack_object before;
+    livetrack_keeper *keepers[2] = {NULL, NULL};
+    if (refused) {
+        EXPECT(livetrack_lookup(domains[d], handle_of(slot), &before) == LIVETRACK_OK, "release: lookup before");
+        for (int k = 0; k < 2 && (op & 2); k++)
+            keepers[k] = keep(d, before.parents[k], &kept[k]);
+    }
     if (expected == LIVETRACK_OK) {
         objs[o].refs = all ? 0 : objs[o].refs - 1;
         expected_left = objs[o].refs;
@@ -398,6 +474,14 @@ static void op_release(int all)
     refused_calls += status != LIVETRACK_OK;
     if (!all)
         EXPECT(left == expected_left, "release: %u refs left, model %u", left, expected_left);
+    if (refused) {
+        restore(o, &before, (op & 2) ? keepers : NULL, kept);
+        for (int k = 0; k < 2; k++)
+            let_go(keepers[k], kept[k]);
+        for (int k = 0; k < 2; k++)
+            if (objs[o].parents[k] >= 0 && objs[objs[o].parents[k]].linked)
+                expect_handle(objs[objs[o].parents[k]].domain, objs[objs[o].parents[k]].slot);
+    }
     expect_handle(d, slot);
     if (o >= 0)
         EXPECT(livetrack_still_live(&objs[o].desc) == objs[o].linked, "release: still_live");
@@ -583,8 +667,8 @@ static void run_op(uint8_t op)
     case OP_CREATE:
     case OP_CREATE2: op_create(); break;
     case OP_RETAIN: op_retain(); break;
-    case OP_RELEASE: op_release(0); break;
-    case OP_DESTROY: op_release(1); break;
+    case OP_RELEASE: op_release(0, op); break;
+    case OP_DESTROY: op_release(1, op); break;
     case OP_LOOKUP: {
         int d;
         int slot = pick_slot(next_byte(), &d);

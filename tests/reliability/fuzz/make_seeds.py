@@ -60,6 +60,11 @@ def destroy(n, t=OWN, cuda=False):
     return op(DESTROY, slot(n, cuda), t)
 
 
+def refused(code, n, keep=False, t=OWN, cuda=False):
+    """A release or destroy the API refuses: the object is put back, its parents held by keepers meanwhile or not."""
+    return bytes([(code << 2) | 1 | (2 if keep else 0), slot(n, cuda), t])
+
+
 def everything():
     return (op(SNAPSHOT, 0) + op(SNAPSHOT, 1 | (1 << 2)) + op(STATS) + op(REPORT, 0) + op(REPORT, 0x22) +
             op(REPORT, 4 | 8))
@@ -95,6 +100,12 @@ registry_seeds = {
     # marks and what was made since
     "marks": create(0) + op(MARK) + create(1, p=0) + create(2, owner=2) + op(SINCE, 0) + op(SINCE, 2 << 2) +
     op(REPORT, 1) + op(REPORT, 16 | 1) + release(1) + to(1) + op(MARK) + op(SINCE, 0) + everything(),
+    # releases and destroys the API refuses: the same objects back, with parents kept or looked up again
+    "refused": create(0) + create(1, 1, p=0) + create(2, 2, size=200, p=1, p2=0) + refused(DESTROY, 2) +
+    refused(DESTROY, 2, keep=True) + retain(1) + refused(RELEASE, 1) + release(1) + release(0) +
+    refused(DESTROY, 2, keep=True) + refused(DESTROY, 2) + everything() + create(3) + create(4, p=3) + create(3, 1) +
+    refused(DESTROY, 4, keep=True) + refused(DESTROY, 4) + create(5, p=5) + create(5, p=5) + refused(DESTROY, 5, keep=True) +
+    everything() + destroy(2) + destroy(4) + everything(),
     # long chains: deaths cascade through many parents
     "chain": create(0) + b"".join(create(n, n % 4, p=n - 1, p2=max(0, n - 2)) for n in range(1, 16)) +
     b"".join(release(n) for n in range(15)) + everything() + release(15) + everything(),
