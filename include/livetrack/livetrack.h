@@ -200,24 +200,35 @@ typedef struct livetrack_object {
 
 LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, livetrack_object *out);
 
+/* Keepers (see livetrack_keep_alive) on the very objects `object` (a
+ * livetrack_lookup or snapshot answer) holds as its parents, out[i] NULL
+ * where it has none: not on what their handles name now, which is
+ * another object once the program destroyed a parent and the driver gave
+ * its address out again. LIVETRACK_UNKNOWN, with both NULL, when that
+ * object is not live any more. */
+LIVETRACK_API livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrack_keeper *out[2]);
+
 /* Undo a release or destroy that the API then refused. Front ends count
  * them before the driver call (once it has freed an object, the driver
  * may give its address to another thread), so a refusal must put the
  * object back: as `before` says it was (livetrack_lookup's answer just
- * before the release), with its references, creation number, time, call
- * site, owner and parents. It is the same object, not a new one: the
- * created count, marks (livetrack_mark) and the newest-first order do not
- * change, and the timeline gets a `restore` row. `parents` (may be NULL,
- * or hold NULLs) are keepers the caller took on before's parents before
- * the release: the object then holds those very objects again, even if
- * the program destroyed one meanwhile and its handle went to another;
- * without a keeper a parent is looked up by handle, and one not live is
- * left out. An object still in the registry (its children kept it, or
- * the release left references) only gets back the references it lost.
- * Returns LIVETRACK_OK; LIVETRACK_REPLACED, changing nothing, when
- * another object has the handle now (the driver gave it out again). */
-LIVETRACK_API livetrack_status livetrack_restore(const livetrack_object *before, livetrack_keeper *const parents[2],
-                                                 const char *call);
+ * before the release), with its creation number, time, call site, owner
+ * and parents, and the `refs_taken` references the call took (1 for a
+ * release, before->refs for a destroy). It is the same object, not a new
+ * one: the created count, marks (livetrack_mark) and the newest-first
+ * order do not change, and the timeline gets a `restore` row.
+ * `parents`: the keepers livetrack_keep_parents gave before the release;
+ * the object then holds those very objects again (a NULL one: no parent
+ * there). NULL: each parent is looked up by its handle, and one not live
+ * is left out. An object still in the registry (its children kept it, or
+ * the release left references) gets back the references taken, however
+ * many others took or gave meanwhile. Returns LIVETRACK_OK;
+ * LIVETRACK_REPLACED, changing nothing, when another object has the
+ * handle now (the driver gave it out again); LIVETRACK_BAD_ARGUMENT for a
+ * `before` livetrack never described (no handle or creation number,
+ * refs_taken 0); LIVETRACK_NO_MEMORY when no node could be had. */
+LIVETRACK_API livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs_taken,
+                                                 livetrack_keeper *const parents[2], const char *call);
 
 /* Whether a handle is live, and its type: the cheap check a front end
  * makes on every object argument (nothing converted; objects the thread

@@ -69,5 +69,9 @@ uint64_t lt_ns_to_ticks(uint64_t ns)
     current_scale(&scale);
     if (!(scale.ns_per_tick > 0))
         return start_ticks;
-    return start_ticks + (uint64_t)((double)ns / scale.ns_per_tick + 0.5);
+    double ticks = (double)ns / scale.ns_per_tick + 0.5;
+    /* A time no lookup gave (past 2^63 ticks): the latest there is. */
+    if (!(ticks < 9.2e18) || (uint64_t)ticks > UINT64_MAX - start_ticks)
+        return UINT64_MAX;
+    return start_ticks + (uint64_t)ticks;
 }

@@ -10,12 +10,13 @@
  * what changed since the set was last made: the objects created since
  * (the head of each shard's age list, newer than the set) and the set's
  * objects that died since (each shard's graveyard, which keeps the last
- * LT_GRAVEYARD deaths with their call site and size). That costs O(events
- * since), never O(live objects): a look at each shard's two counters
- * finds the shards that changed, and only those are locked and read. Only
- * when a shard's graveyard has wrapped since (more deaths there than it
- * keeps), or an object was put back there with its old creation number
- * (livetrack_restore, after a refused destroy: rare), is the set copied by a walk of the registry, and then only when
+ * LT_GRAVEYARD deaths with their call site and size), and the objects
+ * put back since with their old creation numbers (livetrack_restore, after
+ * a refused destroy: each shard's ring of the last LT_RESTORED). That
+ * costs O(events since), never O(live objects): a look at each shard's
+ * counters finds the shards that changed, and only those are locked and
+ * read. Only when a shard's graveyard or ring has wrapped since (more
+ * there than it keeps) is the set copied by a walk of the registry, and then only when
  * at least as many events happened since the last copy as objects are
  * live, so the cost per event stays O(1). A copy skipped that way leaves
  * the older set, marked approximate; at report time a program still at
@@ -87,8 +88,9 @@ static int set_approximate; /* ... but its totals were not the key's */
 static uint64_t set_seqs[LT_SHARD_COUNT];
 static uint32_t set_graves[LT_SHARD_COUNT];
 static uint64_t set_lives[LT_SHARD_COUNT];
-/* Restores seen (lt_shard.restores): a restored object keeps its old
- * creation number, so the walk of what is newer than the set misses it. */
+/* Its restores position (lt_shard.restores): an object put back keeps
+ * its old creation number, so the walk of what is newer than the set
+ * misses it, and the set takes it from the shard's ring instead. */
 static uint32_t set_restores[LT_SHARD_COUNT];
 static uint64_t set_objects, set_bytes, set_ticks;
 /* The set: call sites in open addressing. A slot is taken when its
@@ -285,8 +287,9 @@ static uint64_t changed_shards(void)
     uint64_t changed = 0;
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
         uint32_t graves = __atomic_load_n(&lt_shards[i].graveyard_next, __ATOMIC_RELAXED);
+        uint32_t restores = __atomic_load_n(&lt_shards[i].restores, __ATOMIC_RELAXED);
         uint64_t live = __atomic_load_n(&lt_shards[i].live, __ATOMIC_RELAXED);
-        changed |= (uint64_t)((graves != set_graves[i]) | (live != set_lives[i])) << i;
+        changed |= (uint64_t)((graves != set_graves[i]) | (live != set_lives[i]) | (restores != set_restores[i])) << i;
     }
     return changed;
 }
@@ -373,7 +376,8 @@ static int update_set(void)
     int updated = 1;
     for (uint64_t left = changed; left; left &= left - 1) {
         unsigned i = (unsigned)__builtin_ctzll(left);
-        if (lt_shards[i].graveyard_next - set_graves[i] > LT_GRAVEYARD || lt_shards[i].restores != set_restores[i])
+        if (lt_shards[i].graveyard_next - set_graves[i] > LT_GRAVEYARD ||
+            lt_shards[i].restores - set_restores[i] > LT_RESTORED)
             updated = 0;
     }
     uint64_t objects = set_objects, bytes = set_bytes;
@@ -395,6 +399,25 @@ static int update_set(void)
             site->bytes += node->bytes;
             objects++;
             bytes += node->bytes;
+        }
+        /* Objects put back with a number the set holds: made before it,
+         * they died and came back since (or died before it and came
+         * back). Taken before the deaths, so a death after a return
+         * finds its object there. */
+        for (uint32_t r = set_restores[i]; updated > 0 && r != shard->restores; r++) {
+            const lt_released *back = &shard->restored[r % LT_RESTORED];
+            if (back->seq > set_seqs[i])
+                continue; /* newer than the set: the walk above counted it */
+            lt_site_count *site = site_of(&set_table, &set_slots, &set_taken, back->create_stack, back->domain,
+                                          back->type);
+            if (!site) {
+                updated = -1;
+                break;
+            }
+            site->objects++;
+            site->bytes += back->bytes;
+            objects++;
+            bytes += back->bytes;
         }
         for (uint32_t g = set_graves[i]; updated > 0 && g != shard->graveyard_next; g++) {
             const lt_released *grave = &shard->graveyard[g % LT_GRAVEYARD];
@@ -439,17 +462,6 @@ static int update_set(void)
 
 int lt_peak_pending(void) { return atomic_load_explicit(&pending, memory_order_acquire); }
 
-/* Whether an object was put back since the set was made. Read without
- * the shard locks: a restore that lands after this look is seen by the
- * update's own check, under the lock. */
-static int restored_since_set(void)
-{
-    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
-        if (__atomic_load_n(&lt_shards[i].restores, __ATOMIC_RELAXED) != set_restores[i])
-            return 1;
-    return 0;
-}
-
 void lt_peak_before_death(void)
 {
     if (!atomic_load_explicit(&pending, memory_order_acquire))
@@ -457,11 +469,7 @@ void lt_peak_before_death(void)
     lt_spin_lock(&lock);
     if (atomic_load_explicit(&pending, memory_order_relaxed)) {
         atomic_store_explicit(&pending, 0, memory_order_relaxed);
-        if (set_table && restored_since_set()) {
-            /* What changed cannot be told from the age lists and the
-             * graveyards: copy. Restores follow refused destroys only. */
-            copy_set(0);
-        } else if (!update_set()) {
+        if (!update_set()) {
             /* Too much changed to say from the graveyards: copy, when as
              * many events (links and unlinks) as live objects pay for the
              * walk. Read without the locks: an estimate is enough. */

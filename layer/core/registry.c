@@ -561,8 +561,10 @@ livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
 
 /* Link a node that keeps its old creation number: in the bucket, and in
  * the age list where that number puts it (snapshots merge the shards'
- * lists, each in seq order). The walk passes the objects made in this
- * shard since: few, as the refusal follows the release at once. */
+ * lists, each in seq order). The walk starts at the end whose number is
+ * nearer: it passes the objects made in this shard since (few, for an
+ * object refused its destroy soon after it was made), or those made
+ * before it (few, for one that lives long). */
 static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node)
 {
     lt_node **bucket = bucket_of(shard, hash);
@@ -570,9 +572,20 @@ static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node
     *bucket = node;
     uint64_t seq = atomic_load_explicit(&node->seq, memory_order_relaxed);
     lt_node *newer = NULL, *older = shard->newest;
-    while (older && atomic_load_explicit(&older->seq, memory_order_relaxed) > seq) {
-        newer = older;
-        older = older->older;
+    uint64_t newest_seq = older ? atomic_load_explicit(&older->seq, memory_order_relaxed) : 0;
+    uint64_t oldest_seq = shard->oldest ? atomic_load_explicit(&shard->oldest->seq, memory_order_relaxed) : 0;
+    if (older && seq < newest_seq && (seq < oldest_seq || seq - oldest_seq < newest_seq - seq)) {
+        older = NULL;
+        newer = shard->oldest;
+        while (newer && atomic_load_explicit(&newer->seq, memory_order_relaxed) < seq) {
+            older = newer;
+            newer = newer->newer;
+        }
+    } else {
+        while (older && atomic_load_explicit(&older->seq, memory_order_relaxed) > seq) {
+            newer = older;
+            older = older->older;
+        }
     }
     node->newer = newer;
     node->older = older;
@@ -587,32 +600,62 @@ static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node
     __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live_bytes, shard->live_bytes + node->bytes, __ATOMIC_RELAXED);
+    shard->restored[shard->restores % LT_RESTORED] =
+        (lt_released){node->domain, node->type, node->handle, seq, node->stack, 0, node->bytes};
+    /* atomic store: the peak reads it without the lock to see which shards changed */
     __atomic_store_n(&shard->restores, shard->restores + 1, __ATOMIC_RELAXED);
 }
 
-static int valid_object_to_restore(const livetrack_object *before)
+static int valid_domain(unsigned domain) { return domain > LIVETRACK_DOMAIN_ANY && domain < LIVETRACK_DOMAIN_COUNT; }
+
+livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrack_keeper *out[2])
 {
-    return before && before->handle && before->seq && before->seq <= lt_created_count() && before->refs &&
-           before->domain > LIVETRACK_DOMAIN_ANY && before->domain < LIVETRACK_DOMAIN_COUNT &&
-           before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
+    if (out)
+        out[0] = out[1] = NULL;
+    if (!object || !out || !object->seq || !valid_domain(object->domain))
+        return LIVETRACK_BAD_ARGUMENT;
+    uint64_t hash = lt_hash(object->domain, object->handle);
+    lt_shard *shard = lt_shard_of(hash);
+    lt_spin_lock(&shard->lock);
+    lt_node *node = find_live(shard, hash, object->domain, object->handle);
+    int found = node && atomic_load_explicit(&node->seq, memory_order_relaxed) == object->seq;
+    for (int i = 0; i < 2 && found; i++) {
+        /* The live child holds its parents, and cannot drop them while
+         * this lock keeps it linked: a plain add is safe. */
+        if (node->parents[i]) {
+            atomic_fetch_add_explicit(&node->parents[i]->counts, 1, memory_order_relaxed);
+            out[i] = (livetrack_keeper *)node->parents[i];
+        }
+    }
+    lt_spin_unlock(&shard->lock);
+    return found ? LIVETRACK_OK : LIVETRACK_UNKNOWN;
 }
 
-/* A hold on each parent: through the caller's keeper (the very object),
- * else by handle. */
+static int valid_object_to_restore(const livetrack_object *before, uint32_t refs_taken)
+{
+    return before && before->handle && before->seq && before->seq <= lt_created_count() && refs_taken &&
+           valid_domain(before->domain) && before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
+}
+
+/* A hold on each parent: the caller's keepers (the very objects; NULL:
+ * none there), or without them what the parents' handles name now. */
 static void hold_parents_again(const livetrack_object *before, livetrack_keeper *const keepers[2], lt_node *held[2])
 {
     for (int i = 0; i < 2; i++) {
-        lt_node *keeper = keepers ? (lt_node *)keepers[i] : NULL;
-        if (keeper) /* kept, so not dying: a plain add is safe */
-            atomic_fetch_add_explicit(&keeper->counts, 1, memory_order_relaxed);
-        held[i] = keeper ? keeper : hold_parent(before->domain, before->parents[i], 0, NULL);
+        if (!keepers) {
+            held[i] = hold_parent(before->domain, before->parents[i], 0, NULL);
+            continue;
+        }
+        held[i] = (lt_node *)keepers[i];
+        if (held[i]) /* kept, so not dying: a plain add is safe */
+            atomic_fetch_add_explicit(&held[i]->counts, 1, memory_order_relaxed);
     }
 }
 
-livetrack_status livetrack_restore(const livetrack_object *before, livetrack_keeper *const parents[2],
-                                   const char *call)
+livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs_taken,
+                                   livetrack_keeper *const parents[2], const char *call)
 {
-    if (!valid_object_to_restore(before))
+    if (!valid_object_to_restore(before, refs_taken))
         return LIVETRACK_BAD_ARGUMENT;
     unsigned domain = before->domain;
     uint64_t hash = lt_hash(domain, before->handle);
@@ -623,27 +666,29 @@ livetrack_status livetrack_restore(const livetrack_object *before, livetrack_kee
     int linked_again = 0;
 
     lt_spin_lock(&shard->lock);
-    lt_node *node = find_linked(shard, hash, domain, before->handle);
-    /* Dying (its last hold is going on another thread): once unlinked it
-     * can be linked again. The window is a few instructions wide. */
-    for (int tries = 0; node && !atomic_load_explicit(&node->counts, memory_order_acquire) && tries < 100000;
-         tries++) {
+    lt_node *node;
+    for (;;) {
+        node = find_linked(shard, hash, domain, before->handle);
+        uint64_t counts = node ? atomic_load_explicit(&node->counts, memory_order_acquire) : 0;
+        /* Still there (its children kept it, or references are left):
+         * give back the references taken, unless it is dying meanwhile
+         * (its last hold going on another thread). */
+        while (counts && atomic_load_explicit(&node->seq, memory_order_relaxed) == before->seq &&
+               !atomic_compare_exchange_weak_explicit(&node->counts, &counts,
+                                                      counts + ((uint64_t)refs_taken << 32), memory_order_acq_rel,
+                                                      memory_order_relaxed))
+            ;
+        if (!node || counts)
+            break;
+        /* Dying: once its freer has unlinked it (a few instructions
+         * away), the handle is free to link again. */
         lt_spin_unlock(&shard->lock);
         sched_yield();
         lt_spin_lock(&shard->lock);
-        node = find_linked(shard, hash, domain, before->handle);
     }
     if (node) {
-        uint64_t counts = atomic_load_explicit(&node->counts, memory_order_acquire);
-        if (!counts || atomic_load_explicit(&node->seq, memory_order_relaxed) != before->seq ||
-            node->type != before->type) {
+        if (atomic_load_explicit(&node->seq, memory_order_relaxed) != before->seq)
             status = LIVETRACK_REPLACED;
-        } else if (LT_REFS(counts) < before->refs) {
-            /* Still there: only references went. refs change only under
-             * this lock, so the difference stays exact. */
-            atomic_fetch_add_explicit(&node->counts, (uint64_t)(before->refs - LT_REFS(counts)) << 32,
-                                      memory_order_acq_rel);
-        }
     } else if (!buckets_ready(shard) || !(node = take_node(shard))) {
         status = LIVETRACK_NO_MEMORY;
     } else {
@@ -658,7 +703,7 @@ livetrack_status livetrack_restore(const livetrack_object *before, livetrack_kee
         node->stack = before->stack;
         node->release_stack = 0;
         atomic_store_explicit(&node->seq, before->seq, memory_order_relaxed);
-        atomic_store_explicit(&node->counts, (uint64_t)before->refs << 32, memory_order_release);
+        atomic_store_explicit(&node->counts, (uint64_t)refs_taken << 32, memory_order_release);
         link_node_in_seq_order(shard, hash, node);
         maybe_grow(shard);
         linked_again = 1;

@@ -52,6 +52,7 @@
 #define LT_INITIAL_BUCKETS 64u  /* per shard, grown by doubling */
 #define LT_NODES_PER_SLAB 64u   /* nodes taken from malloc at a time */
 #define LT_GRAVEYARD 128u       /* released objects remembered per shard */
+#define LT_RESTORED 16u         /* objects put back remembered per shard */
 
 #define LT_REF_ONE ((uint64_t)1 << 32)
 #define LT_REFS(counts) ((uint32_t)((counts) >> 32))
@@ -90,10 +91,13 @@ typedef struct lt_shard {
     /* Ring of the latest unlinked objects, so a misuse of a released
      * handle can show where it was created and released. */
     uint32_t graveyard_next;
-    /* Objects put back in their place in the age list (livetrack_restore):
-     * older than the peak's set may think, so it counts them. */
-    uint32_t restores;
     lt_released graveyard[LT_GRAVEYARD];
+    /* Objects linked again in their old place in the age list
+     * (livetrack_restore), so older than the peak's walk of what is new
+     * since its set: the set takes them from here, as deaths from the
+     * graveyard. A ring of the latest; `restores` counts them all. */
+    uint32_t restores;
+    lt_released restored[LT_RESTORED];
 } __attribute__((aligned(64))) lt_shard;
 
 extern lt_shard lt_shards[LT_SHARD_COUNT];

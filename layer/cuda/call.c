@@ -46,8 +46,9 @@ CUcontext ltcu_call_context(ltcu_call *call)
 
 void ltcu_keep_parents(const livetrack_object *object, livetrack_keeper *keepers[2])
 {
-    for (int i = 0; i < 2; i++)
-        keepers[i] = object->parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_CUDA, object->parents[i]) : NULL;
+    /* The very parents, not what their handles name now: a parent the
+     * program destroyed may have given its address to a new object. */
+    livetrack_keep_parents(object, keepers);
 }
 
 void ltcu_let_parents_go(livetrack_keeper *keepers[2], const ltcu_call *call)
@@ -95,10 +96,16 @@ void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object
  * whose handle another object took meanwhile stays gone. */
 static void restore(const ltcu_call *call, const ltcu_undo *step)
 {
+    uint32_t taken = step->kind == LTCU_UNDO_DESTROY ? step->object.refs : 1;
     /* Another thread may be retaining or recording the same handle. */
     ltcu_lock_references();
-    livetrack_restore(&step->object, step->parent_keepers, call->name);
+    livetrack_restore(&step->object, taken, step->parent_keepers, call->name);
     ltcu_unlock_references();
+}
+
+static int puts_object_back(const ltcu_undo *step)
+{
+    return step->kind == LTCU_UNDO_DESTROY || step->kind == LTCU_UNDO_RELEASE;
 }
 
 static void undo(const ltcu_call *call, const ltcu_undo *step)
@@ -121,9 +128,16 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
         if (params && ltcu_handlers[call->id].after)
             ltcu_handlers[call->id].after(call, params);
     } else {
-        /* The driver refused: nothing was destroyed or released. */
+        /* The driver refused: nothing was destroyed or released. Objects
+         * go back oldest first, as a context's end pushed them: each is
+         * linked in its place in creation order, and none then walks
+         * past those put back before it. The other steps, newest first. */
+        for (size_t i = 0; i < call->undo_count; i++)
+            if (puts_object_back(&call->undo[i]))
+                undo(call, &call->undo[i]);
         for (size_t i = call->undo_count; i-- > 0;)
-            undo(call, &call->undo[i]);
+            if (!puts_object_back(&call->undo[i]))
+                undo(call, &call->undo[i]);
         if (call->dropped)
             ltcu_note("%s failed (CUDA error %d): the %zu object%s reported as going with the context %s still "
                       "there and stay%s tracked",

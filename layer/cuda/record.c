@@ -269,7 +269,8 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
                                        ltcu_handle_of(object->type, object->handle), object->bytes, (void *)context);
         livetrack_keeper *parents[2];
         ltcu_keep_parents(object, parents);
-        if (livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object->type, object->handle, call->name) == LIVETRACK_OK)
+        /* This very object: another recorded at its handle since stays. */
+        if (livetrack_destroy_object(object, call->name) == LIVETRACK_OK)
             ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);
         else
             ltcu_let_parents_go(parents, call);

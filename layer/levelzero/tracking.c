@@ -310,9 +310,9 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
                                    *size, type_names[type], (unsigned long long)object.bytes, *size);
     if (object.holders)
         report_live_children(call, type, closing, handle, &object);
-    for (int i = 0; i < 2; i++)
-        pending.parent_keepers[i] =
-            object.parents[i] ? livetrack_keep_alive(LIVETRACK_DOMAIN_LEVEL_ZERO, object.parents[i]) : NULL;
+    /* The very parents, not what their handles name now (a destroyed
+     * parent's address may belong to a new object). */
+    livetrack_keep_parents(&object, pending.parent_keepers);
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call);
     if (status == LIVETRACK_OK) {
         pending.counted = 1;
@@ -343,7 +343,7 @@ static const char *result_name(ze_result_t result)
  * live again, the same one (its call site, creation number, parents). */
 static void undo_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
 {
-    if (livetrack_restore(&pending.object, pending.parent_keepers, call) != LIVETRACK_OK)
+    if (livetrack_restore(&pending.object, pending.object.refs, pending.parent_keepers, call) != LIVETRACK_OK)
         return; /* another object has the handle now */
     ltze_note("%s(%p) failed with %s (0x%x): the %s is live again", call, handle, result_name(result),
               (unsigned)result, type_names[type]);

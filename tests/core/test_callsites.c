@@ -208,7 +208,7 @@ static int case_timeline(void)
     livetrack_object before;
     livetrack_lookup(LIVETRACK_DOMAIN_USER, 0x900, &before);
     livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x900, "free_wrap");
-    livetrack_restore(&before, NULL, "free_wrap");
+    livetrack_restore(&before, before.refs, NULL, "free_wrap");
     livetrack_destroy(LIVETRACK_DOMAIN_USER, T_BUFFER, 0x900, "free_wrap");
     return 0;
 }

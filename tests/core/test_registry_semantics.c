@@ -546,10 +546,13 @@ static void test_restore(void)
     uint64_t created = created_count();
 
     /* Destroyed, then refused: in its place, with all it had. */
-    livetrack_keeper *keepers[2] = {livetrack_keep_alive(LIVETRACK_DOMAIN_USER, ctx), NULL};
+    livetrack_keeper *keepers[2] = {NULL, NULL};
+    CHECK_EQ_INT(livetrack_keep_parents(&before, keepers), LIVETRACK_OK);
+    CHECK(keepers[0] != NULL && keepers[1] == NULL);
+    check_counts(ctx, 1, 3); /* the memory, the event, the keeper */
     CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
     CHECK(!is_live(mem));
-    CHECK_EQ_INT(livetrack_restore(&before, keepers, "semDestroy"), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_restore(&before, before.refs, keepers, "semDestroy"), LIVETRACK_OK);
     livetrack_let_go(keepers[0]);
     livetrack_object after = look(mem);
     CHECK_EQ_INT(after.seq, before.seq);
@@ -567,55 +570,75 @@ static void test_restore(void)
     CHECK(snapshot_index(snapshot, event) >= 0 && snapshot_index(snapshot, event) < snapshot_index(snapshot, mem));
     livetrack_snapshot_free(snapshot);
 
-    /* A release that left references, refused: the references come back. */
+    /* A release that left references, refused: the reference it took
+     * comes back, and what another thread did meanwhile stays done. */
     CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_OK);
     before = look(mem);
     CHECK_EQ_INT(release(mem), LIVETRACK_OK);
     check_counts(mem, 1, 0);
-    CHECK_EQ_INT(livetrack_restore(&before, NULL, NULL), LIVETRACK_OK);
-    check_counts(mem, 2, 0);
+    CHECK_EQ_INT(livetrack_retain(LIVETRACK_DOMAIN_USER, T_MEM, mem, NULL), LIVETRACK_OK); /* another thread */
+    CHECK_EQ_INT(livetrack_restore(&before, 1, NULL, NULL), LIVETRACK_OK);
+    check_counts(mem, 3, 0);
+    CHECK_EQ_INT(release(mem), LIVETRACK_OK);
 
     /* Kept alive by its children, refused: its reference comes back. */
     livetrack_object context_before = look(ctx);
     CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK);
     check_counts(ctx, 0, 2);
-    CHECK_EQ_INT(livetrack_restore(&context_before, NULL, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_restore(&context_before, context_before.refs, NULL, NULL), LIVETRACK_OK);
     check_counts(ctx, 1, 2);
     CHECK_EQ_INT(created_count(), created);
 
-    /* The parent destroyed meanwhile and its handle given to a new object:
-     * the object put back holds the parent it had (kept), not the new one. */
-    before = look(mem);
-    keepers[0] = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, ctx);
-    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
-    CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK); /* kept by the event and the keeper */
+    /* The parent destroyed before, and its handle given to a new object:
+     * the keepers are on the very parent, so the object put back holds it,
+     * not the new one (a keeper by handle would hold the new one). */
+    CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK); /* kept by the memory and the event */
     CHECK_EQ_INT(create_full(ctx, T_CTX, 0, 0, 0, 0, NULL), LIVETRACK_OK); /* the address handed out again */
-    CHECK_EQ_INT(livetrack_restore(&before, keepers, "semDestroy"), LIVETRACK_OK);
+    before = look(mem);
+    CHECK_EQ_INT(livetrack_keep_parents(&before, keepers), LIVETRACK_OK);
+    check_counts(ctx, 1, 0); /* the new context: kept by nobody */
+    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_restore(&before, before.refs, keepers, "semDestroy"), LIVETRACK_OK);
     livetrack_let_go(keepers[0]);
-    check_counts(ctx, 1, 0); /* the new context holds nothing */
+    check_counts(ctx, 1, 0);
     check_counts(mem, 2, 0);
     CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
     CHECK_EQ_INT(destroy(event), LIVETRACK_OK); /* the old context goes with it */
     CHECK_EQ_INT(live_objects(), base + 1);
+
+    /* A keeper left NULL: no parent there, whatever the handle names. */
+    mem = new_handle();
+    CHECK_EQ_INT(create_full(mem, T_MEM, ctx, 0, 0, 0, NULL), LIVETRACK_OK);
+    before = look(mem);
+    livetrack_keeper *none[2] = {NULL, NULL};
+    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_keep_parents(&before, keepers), LIVETRACK_UNKNOWN); /* not live any more */
+    CHECK(keepers[0] == NULL && keepers[1] == NULL);
+    CHECK_EQ_INT(livetrack_restore(&before, before.refs, none, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(look(mem).parents[0], 0);
+    check_counts(ctx, 1, 0);
+    CHECK_EQ_INT(destroy(mem), LIVETRACK_OK);
 
     /* Another object has the handle now: it stays, nothing changes. */
     before = look(ctx);
     CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK);
     CHECK_EQ_INT(create_full(ctx, T_QUEUE, 0, 0, 0, 0, NULL), LIVETRACK_OK);
     livetrack_object queue = look(ctx);
-    CHECK_EQ_INT(livetrack_restore(&before, NULL, NULL), LIVETRACK_REPLACED);
+    CHECK_EQ_INT(livetrack_restore(&before, before.refs, NULL, NULL), LIVETRACK_REPLACED);
     CHECK_EQ_INT(look(ctx).seq, queue.seq);
     CHECK_EQ_INT(look(ctx).type, T_QUEUE);
     CHECK_EQ_INT(destroy(ctx), LIVETRACK_OK);
 
     /* What livetrack never handed out is refused. */
-    CHECK_EQ_INT(livetrack_restore(NULL, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_restore(NULL, 1, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_restore(&before, 0, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
     livetrack_object made_up = before;
     made_up.seq = created_count() + 1;
-    CHECK_EQ_INT(livetrack_restore(&made_up, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_restore(&made_up, 1, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
     made_up = before;
-    made_up.refs = 0;
-    CHECK_EQ_INT(livetrack_restore(&made_up, NULL, NULL), LIVETRACK_BAD_ARGUMENT);
+    made_up.seq = 0;
+    CHECK_EQ_INT(livetrack_keep_parents(&made_up, keepers), LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_keep_parents(NULL, keepers), LIVETRACK_BAD_ARGUMENT);
     CHECK(!is_live(ctx));
     CHECK_EQ_INT(live_objects(), base);
 }

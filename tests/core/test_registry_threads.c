@@ -216,10 +216,9 @@ static void *worker_main(void *arg)
             livetrack_object before;
             TCHECK(livetrack_lookup(LIVETRACK_DOMAIN_USER, o->handle, &before) == LIVETRACK_OK);
             livetrack_keeper *keepers[2];
-            for (int p = 0; p < 2; p++)
-                keepers[p] = before.parents[p] ? livetrack_keep_alive(LIVETRACK_DOMAIN_USER, before.parents[p]) : NULL;
+            TCHECK(livetrack_keep_parents(&before, keepers) == LIVETRACK_OK);
             TCHECK(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_CHILD, o->handle, NULL) == LIVETRACK_OK);
-            TCHECK(livetrack_restore(&before, keepers, NULL) == LIVETRACK_OK);
+            TCHECK(livetrack_restore(&before, before.refs, keepers, NULL) == LIVETRACK_OK);
             livetrack_let_go(keepers[0]);
             livetrack_let_go(keepers[1]);
         } else {
@@ -712,6 +711,64 @@ static void test_declarations_while_read(void)
     flush_thread_checks();
 }
 
+/* ---- a refused destroy while the last child goes ----------------------------- */
+
+/* A parent the program destroyed lives on through its one child. Its
+ * destroy is refused (put back) on one thread while the child is
+ * released on another, so its last hold may go between the restore's
+ * look and its update: whichever comes first, the parent must end up
+ * live with the one reference given back. */
+#define RESTORE_ROUNDS 4000
+
+static pthread_barrier_t restore_barrier;
+static uint64_t restore_child;
+
+static void *release_child_main(void *arg)
+{
+    (void)arg;
+    for (int round = 0; round < RESTORE_ROUNDS; round++) {
+        pthread_barrier_wait(&restore_barrier);
+        TCHECK(release(restore_child, NULL) == LIVETRACK_OK);
+        pthread_barrier_wait(&restore_barrier);
+    }
+    return NULL;
+}
+
+static void test_restore_while_child_goes(void)
+{
+    uint64_t base = live_objects();
+    pthread_barrier_init(&restore_barrier, NULL, 2);
+    pthread_t releaser;
+    CHECK(pthread_create(&releaser, NULL, release_child_main, NULL) == 0);
+    int lost = 0;
+    for (int round = 0; round < RESTORE_ROUNDS; round++) {
+        uint64_t parent = 0xf1000000ull + (uint64_t)round * 0x40;
+        restore_child = 0xf2000000ull + (uint64_t)round * 0x40;
+        CHECK_EQ_INT(create_obj(parent, T_OBJ, 0, 0, 0), LIVETRACK_OK);
+        CHECK_EQ_INT(create_obj(restore_child, T_CHILD, parent, 0, 0), LIVETRACK_OK);
+        livetrack_object before;
+        CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, parent, &before), LIVETRACK_OK);
+        CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_OBJ, parent, NULL), LIVETRACK_OK);
+        pthread_barrier_wait(&restore_barrier); /* the child's release starts */
+        CHECK_EQ_INT(livetrack_restore(&before, 1, NULL, NULL), LIVETRACK_OK);
+        pthread_barrier_wait(&restore_barrier);
+        livetrack_object after;
+        if (livetrack_lookup(LIVETRACK_DOMAIN_USER, parent, &after) != LIVETRACK_OK) {
+            lost++;
+            continue;
+        }
+        CHECK_EQ_INT(after.seq, before.seq);
+        CHECK_EQ_INT(after.refs, 1);
+        CHECK_EQ_INT(after.holders, 0);
+        CHECK_EQ_INT(release(parent, NULL), LIVETRACK_OK);
+    }
+    pthread_join(releaser, NULL);
+    pthread_barrier_destroy(&restore_barrier);
+    flush_thread_checks();
+    CHECK_EQ_INT(lost, 0);
+    CHECK_EQ_INT(live_objects(), base);
+}
+
 int main(void)
 {
     CHECK_EQ_INT(livetrack_declare_types(LIVETRACK_DOMAIN_USER, "threads", type_names, T_COUNT), LIVETRACK_OK);
@@ -722,6 +779,7 @@ int main(void)
     test_release_during_walk();
     test_walk_with_churn();
     test_declarations_while_read();
+    test_restore_while_child_goes();
     CHECK_EQ_INT(live_objects(), 0);
     return check_summary("test_registry_threads");
 }

@@ -30,7 +30,7 @@ int main(void)
     livetrack_object before;
     CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, 0xa0000, &before), LIVETRACK_OK);
     CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_A, 0xa0000, "refusedDestroy"), LIVETRACK_OK);
-    CHECK_EQ_INT(livetrack_restore(&before, NULL, "refusedDestroy"), LIVETRACK_OK);
+    CHECK_EQ_INT(livetrack_restore(&before, before.refs, NULL, "refusedDestroy"), LIVETRACK_OK);
     make(T_B, 0xb0000);
     CHECK_EQ_INT(livetrack_release(LIVETRACK_DOMAIN_USER, T_B, 0xb0000, NULL, NULL), LIVETRACK_OK);
 

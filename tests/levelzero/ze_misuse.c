@@ -337,6 +337,30 @@ int main(void)
         CHECK(!is_live(doomed_pool) && !is_live(event));
     }
 
+    /* The same, but the test driver gave the destroyed pool's address to a
+     * new pool before the event's destroy: the event put back holds its
+     * own pool again, not the new one (which would then be reported as
+     * destroyed while an event made from it is live). */
+    if (test_driver.refuse_next_destroy) {
+        ze_event_pool_handle_t doomed_pool, new_pool;
+        ze_event_handle_t event;
+        orphaned_event(context, &doomed_pool, &event);
+        CHECK_EQ_INT(zeEventPoolCreate(context, &zt_pool_desc, 0, NULL, &new_pool), 0);
+        CHECK(new_pool == doomed_pool); /* else this case tests nothing */
+        begin();
+        test_driver.refuse_next_destroy();
+        CHECK_EQ_INT(zeEventDestroy(event), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        end(0, __LINE__);
+        livetrack_object object;
+        CHECK(livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, (uint64_t)(uintptr_t)new_pool, &object) == LIVETRACK_OK &&
+              object.refs == 1 && object.holders == 0);
+        begin();
+        CHECK_EQ_INT(zeEventDestroy(event), 0);
+        CHECK_EQ_INT(zeEventPoolDestroy(new_pool), 0);
+        end(0, __LINE__);
+        CHECK(!is_live(event) && !is_live(new_pool));
+    }
+
     /* Freeing a reservation with another size than it has: reported; the
      * test driver refuses the free, and the reservation is live again
      * where it was made, not at the free. */

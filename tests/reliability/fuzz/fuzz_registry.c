@@ -22,10 +22,11 @@
  *
  * A release or destroy may be one the API refuses (the low bits of its
  * operation byte): a front end then puts the object back with
- * livetrack_restore, after holding its parents with keepers (bit 1) as
- * the Level Zero and CUDA front ends do, or not (then it is re-linked to
- * what its parents' handles name then). The object must come back as the
- * same one: its creation number, references and parents.
+ * livetrack_restore, after holding its very parents with keepers (bit 1,
+ * livetrack_keep_parents) as the Level Zero and CUDA front ends do, or
+ * not (then it is re-linked to what its parents' handles name then). The
+ * object must come back as the same one: its creation number, the
+ * references the call took, and its parents.
  *
  * Between inputs the registry must return to empty: every input ends by
  * destroying what it left, and the registry must then hold nothing.
@@ -390,15 +391,16 @@ static int linked_at(int d, uint64_t handle)
     return -1;
 }
 
-/* A keeper on what handle names now, in the registry and in the model. */
-static livetrack_keeper *keep(int d, uint64_t handle, int *kept)
+/* Keepers on object o's very parents, in the registry and in the model. */
+static void keep_parents(int o, const livetrack_object *before, livetrack_keeper *keepers[2], int kept[2])
 {
-    *kept = handle ? linked_at(d, handle) : -1;
-    livetrack_keeper *keeper = handle ? livetrack_keep_alive(domains[d], handle) : NULL;
-    EXPECT((keeper != NULL) == (*kept >= 0), "keep_alive of 0x%llx", (unsigned long long)handle);
-    if (*kept >= 0)
-        objs[*kept].holders++;
-    return keeper;
+    EXPECT(livetrack_keep_parents(before, keepers) == LIVETRACK_OK, "keep_parents of a live object");
+    for (int k = 0; k < 2; k++) {
+        kept[k] = objs[o].parents[k];
+        EXPECT((keepers[k] != NULL) == (kept[k] >= 0), "keep_parents: parent %d", k);
+        if (kept[k] >= 0)
+            objs[kept[k]].holders++;
+    }
 }
 
 static void let_go(livetrack_keeper *keeper, int kept)
@@ -412,31 +414,31 @@ static void let_go(livetrack_keeper *keeper, int kept)
 }
 
 /* The release just made is refused: put the object back. */
-static void restore(int o, const livetrack_object *before, livetrack_keeper *const keepers[2], const int kept[2])
+static void restore(int o, const livetrack_object *before, uint32_t refs_taken, livetrack_keeper *const keepers[2],
+                    const int kept[2])
 {
     mobj *m = &objs[o];
-    livetrack_status status = livetrack_restore(before, keepers, "fuzz_refused");
+    livetrack_status status = livetrack_restore(before, refs_taken, keepers, "fuzz_refused");
     if (status == LIVETRACK_NO_MEMORY) {
         EXPECT(faults_armed && !m->alive, "restore: out of memory with no failure injected");
         return;
     }
     EXPECT(status == LIVETRACK_OK, "restore: status %d", (int)status);
-    if (m->alive) { /* still linked: only references went */
-        if (m->refs < before->refs)
-            m->refs = before->refs;
+    if (m->alive) { /* still linked: the references taken come back */
+        m->refs += refs_taken;
         return;
     }
     /* Back in its place: the parents kept, else what their handles name
      * before it is linked (a parent at its own handle, the object it
      * replaced, died with it: nothing). */
     for (int k = 0; k < 2; k++) {
-        int p = keepers && keepers[k] ? kept[k] : linked_at(m->domain, before->parents[k]);
+        int p = keepers ? kept[k] : linked_at(m->domain, before->parents[k]);
         m->parents[k] = p;
         if (p >= 0)
             objs[p].holders++;
     }
     m->alive = m->linked = 1;
-    m->refs = before->refs;
+    m->refs = refs_taken;
     m->holders = 0;
     cur[m->domain][m->slot] = o;
 }
@@ -457,8 +459,8 @@ static void op_release(int all, uint8_t op)
     livetrack_keeper *keepers[2] = {NULL, NULL};
     if (refused) {
         EXPECT(livetrack_lookup(domains[d], handle_of(slot), &before) == LIVETRACK_OK, "release: lookup before");
-        for (int k = 0; k < 2 && (op & 2); k++)
-            keepers[k] = keep(d, before.parents[k], &kept[k]);
+        if (op & 2)
+            keep_parents(o, &before, keepers, kept);
     }
     if (expected == LIVETRACK_OK) {
         objs[o].refs = all ? 0 : objs[o].refs - 1;
@@ -475,7 +477,7 @@ static void op_release(int all, uint8_t op)
     if (!all)
         EXPECT(left == expected_left, "release: %u refs left, model %u", left, expected_left);
     if (refused) {
-        restore(o, &before, (op & 2) ? keepers : NULL, kept);
+        restore(o, &before, all ? before.refs : 1, (op & 2) ? keepers : NULL, kept);
         for (int k = 0; k < 2; k++)
             let_go(keepers[k], kept[k]);
         for (int k = 0; k < 2; k++)
