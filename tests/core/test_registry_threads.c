@@ -750,6 +750,10 @@ static void test_restore_while_child_goes(void)
         CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, parent, &before), LIVETRACK_OK);
         CHECK_EQ_INT(livetrack_destroy(LIVETRACK_DOMAIN_USER, T_OBJ, parent, NULL), LIVETRACK_OK);
         pthread_barrier_wait(&restore_barrier); /* the child's release starts */
+        /* The other thread wakes a while after the barrier: a delay that
+         * grows with the round sweeps the restore across its release. */
+        for (volatile int spin = 0; spin < (round % 200) * 25; spin++)
+            ;
         CHECK_EQ_INT(livetrack_restore(&before, 1, NULL, NULL), LIVETRACK_OK);
         pthread_barrier_wait(&restore_barrier);
         livetrack_object after;
