@@ -33,7 +33,23 @@
 
 #define SKIPPED 77
 
-static char out_path[256], err_path[256], report_path[256], handles_path[256];
+static char out_path[256], err_path[256], report_path[256], handles_path[256], timeline_path[256];
+
+/* A refused cuMemAddressFree (the program says so) is undone by putting
+ * the same reservation back: a `restore` row, and no second `create`
+ * (which is how it was undone before livetrack_restore). */
+static void check_refused_free(const char *manifest)
+{
+    if (!strstr(manifest, "refused cuMemAddressFree 0x"))
+        return; /* the driver took the wrong size: nothing to check */
+    char *timeline = cuda_read_file(timeline_path);
+    CHECK(timeline != NULL);
+    if (!timeline)
+        return;
+    CHECK_EQ_INT(cuda_count(timeline, ",restore,cuMemAddressFree,"), 1);
+    CHECK_EQ_INT(cuda_count(timeline, ",create,cuMemAddressFree,"), 0);
+    free(timeline);
+}
 
 static void check_no_misuse_in_json(const char *path)
 {
@@ -50,14 +66,16 @@ static void check_no_misuse_in_json(const char *path)
 static int run_mode(const char *mode, char *const child[], const char *library, size_t least_leaks)
 {
     const char *program = child[0];
-    char preload[1024], inject[1024], json_setting[300];
+    char preload[1024], inject[1024], json_setting[300], csv_setting[300];
     int cupti = !strcmp(mode, "CUPTI");
     snprintf(preload, sizeof preload, "LD_PRELOAD=%s", cupti ? "" : library);
     snprintf(inject, sizeof inject, "CUDA_INJECTION64_PATH=%s", cupti ? library : "");
     snprintf(json_setting, sizeof json_setting, "LIVETRACK_JSON=%s", report_path);
-    const char *environment[] = {preload, inject, json_setting, "LIVETRACK_EXIT_REPORT=always", "LIVETRACK_OUTPUT=",
-                                 NULL};
+    snprintf(csv_setting, sizeof csv_setting, "LIVETRACK_CSV=%s", timeline_path);
+    const char *environment[] = {preload, inject, json_setting, csv_setting, "LIVETRACK_EXIT_REPORT=always",
+                                 "LIVETRACK_OUTPUT=", NULL};
     unlink(report_path); /* the last run's must not pass for this one's */
+    unlink(timeline_path);
     int status = cuda_run(child, environment, out_path, err_path);
     char *manifest = cuda_read_file(out_path), *text = cuda_read_file(err_path);
     printf("==== %s%s%s, %s mode (%s): exit status %d\n---- stdout:\n%s---- stderr (the report):\n%s", program,
@@ -81,6 +99,7 @@ static int run_mode(const char *mode, char *const child[], const char *library, 
         CHECK(strstr(text, "leaked CUlibrary") == NULL);
         CHECK(strstr(text, "misused call") == NULL);
         check_no_misuse_in_json(report_path);
+        check_refused_free(manifest);
     }
     free(manifest);
     free(text);
@@ -179,6 +198,7 @@ int main(int argc, char **argv)
     snprintf(err_path, sizeof err_path, "%s/stderr", directory);
     snprintf(report_path, sizeof report_path, "%s/report.json", directory);
     snprintf(handles_path, sizeof handles_path, "%s/handles", directory);
+    snprintf(timeline_path, sizeof timeline_path, "%s/timeline.csv", directory);
 
     /* Without livetrack first: is there a GPU at all? */
     const char *plain[] = {"LD_PRELOAD=", "CUDA_INJECTION64_PATH=", NULL};
@@ -214,6 +234,7 @@ int main(int argc, char **argv)
     unlink(out_path);
     unlink(err_path);
     unlink(report_path);
+    unlink(timeline_path);
     rmdir(directory);
     return check_summary("cuda_gpu_check");
 }
