@@ -205,7 +205,8 @@ LIVETRACK_API livetrack_status livetrack_lookup(livetrack_domain domain, uint64_
  * where it has none: not on what their handles name now, which is
  * another object once the program destroyed a parent and the driver gave
  * its address out again. LIVETRACK_UNKNOWN, with both NULL, when that
- * object is not live any more. */
+ * object is not live any more; LIVETRACK_BAD_ARGUMENT for a NULL
+ * argument or an object livetrack never described (no creation number). */
 LIVETRACK_API livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrack_keeper *out[2]);
 
 /* Undo a release or destroy that the API then refused. Front ends count

@@ -52,7 +52,10 @@
 #define LT_INITIAL_BUCKETS 64u  /* per shard, grown by doubling */
 #define LT_NODES_PER_SLAB 64u   /* nodes taken from malloc at a time */
 #define LT_GRAVEYARD 128u       /* released objects remembered per shard */
-#define LT_RESTORED 16u         /* objects put back remembered per shard */
+/* Objects put back remembered per shard: as many as deaths, since each
+ * follows a death (a program that polls a destroy the driver refuses
+ * fills both at the same pace). */
+#define LT_RESTORED LT_GRAVEYARD
 
 #define LT_REF_ONE ((uint64_t)1 << 32)
 #define LT_REFS(counts) ((uint32_t)((counts) >> 32))

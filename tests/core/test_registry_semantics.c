@@ -606,6 +606,24 @@ static void test_restore(void)
     CHECK_EQ_INT(destroy(event), LIVETRACK_OK); /* the old context goes with it */
     CHECK_EQ_INT(live_objects(), base + 1);
 
+    /* Made through its first parent (LIVETRACK_PARENT_VIA_FIRST_PARENT):
+     * the parent it holds, the grandparent, is the one kept. */
+    {
+        uint64_t queue = make(T_QUEUE, ctx);
+        uint64_t via = new_handle();
+        CHECK_EQ_INT(create_full(via, T_MEM, queue, 0, LIVETRACK_PARENT_VIA_FIRST_PARENT, 0, NULL), LIVETRACK_OK);
+        livetrack_object held = look(via);
+        CHECK_EQ_INT(held.parents[0], ctx);
+        check_counts(ctx, 1, 2); /* the queue and the memory */
+        CHECK_EQ_INT(livetrack_keep_parents(&held, keepers), LIVETRACK_OK);
+        check_counts(ctx, 1, 3);
+        check_counts(queue, 1, 0);
+        livetrack_let_go(keepers[0]);
+        CHECK_EQ_INT(destroy(via), LIVETRACK_OK);
+        CHECK_EQ_INT(destroy(queue), LIVETRACK_OK);
+        check_counts(ctx, 1, 0);
+    }
+
     /* A keeper left NULL: no parent there, whatever the handle names. */
     mem = new_handle();
     CHECK_EQ_INT(create_full(mem, T_MEM, ctx, 0, 0, 0, NULL), LIVETRACK_OK);
