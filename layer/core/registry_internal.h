@@ -94,12 +94,13 @@ typedef struct lt_shard {
     /* Ring of the latest unlinked objects, so a misuse of a released
      * handle can show where it was created and released. */
     uint32_t graveyard_next;
-    lt_released graveyard[LT_GRAVEYARD];
     /* Objects linked again in their old place in the age list
      * (livetrack_restore), so older than the peak's walk of what is new
-     * since its set: the set takes them from here, as deaths from the
-     * graveyard. A ring of the latest; `restores` counts them all. */
+     * since its set: the set takes them from `restored`, as deaths from
+     * the graveyard. A ring of the latest; `restores` counts them all, and
+     * sits beside graveyard_next: the peak reads both of every shard. */
     uint32_t restores;
+    lt_released graveyard[LT_GRAVEYARD];
     lt_released restored[LT_RESTORED];
 } __attribute__((aligned(64))) lt_shard;
 
