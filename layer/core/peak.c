@@ -366,6 +366,21 @@ static void copy_set(int only_higher)
  * at all again would cost as much as the first, for what the set's totals
  * already tell (they then differ from the key, unless another thread's
  * creates and releases cancel out, and the set is marked approximate). */
+/* One more object of `size` bytes at its site in the set being brought
+ * up to date, and in its totals; 0 when the table could not grow. */
+static int add_to_set(livetrack_stack_id stack, uint8_t domain, uint8_t type, uint64_t size, uint64_t *objects,
+                      uint64_t *bytes)
+{
+    lt_site_count *site = site_of(&set_table, &set_slots, &set_taken, stack, domain, type);
+    if (!site)
+        return 0;
+    site->objects++;
+    site->bytes += size;
+    *objects += 1;
+    *bytes += size;
+    return 1;
+}
+
 static int update_set(void)
 {
     if (!set_table)
@@ -390,15 +405,10 @@ static int update_set(void)
              node && atomic_load_explicit(&node->seq, memory_order_relaxed) > set_seqs[i]; node = node->older) {
             if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
                 continue; /* dying */
-            lt_site_count *site = site_of(&set_table, &set_slots, &set_taken, node->stack, node->domain, node->type);
-            if (!site) {
+            if (!add_to_set(node->stack, node->domain, node->type, node->bytes, &objects, &bytes)) {
                 updated = -1;
                 break;
             }
-            site->objects++;
-            site->bytes += node->bytes;
-            objects++;
-            bytes += node->bytes;
         }
         /* Objects put back with a number the set holds: made before it,
          * they died and came back since (or died before it and came
@@ -408,16 +418,10 @@ static int update_set(void)
             const lt_released *back = &shard->restored[r % LT_RESTORED];
             if (back->seq > set_seqs[i])
                 continue; /* newer than the set: the walk above counted it */
-            lt_site_count *site = site_of(&set_table, &set_slots, &set_taken, back->create_stack, back->domain,
-                                          back->type);
-            if (!site) {
+            if (!add_to_set(back->create_stack, back->domain, back->type, back->bytes, &objects, &bytes)) {
                 updated = -1;
                 break;
             }
-            site->objects++;
-            site->bytes += back->bytes;
-            objects++;
-            bytes += back->bytes;
         }
         for (uint32_t g = set_graves[i]; updated > 0 && g != shard->graveyard_next; g++) {
             const lt_released *grave = &shard->graveyard[g % LT_GRAVEYARD];
