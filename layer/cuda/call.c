@@ -44,13 +44,6 @@ CUcontext ltcu_call_context(ltcu_call *call)
     return call->context;
 }
 
-void ltcu_keep_parents(const livetrack_object *object, livetrack_keeper *keepers[2])
-{
-    /* The very parents, not what their handles name now: a parent the
-     * program destroyed may have given its address to a new object. */
-    livetrack_keep_parents(object, keepers);
-}
-
 void ltcu_let_parents_go(livetrack_keeper *keepers[2], const ltcu_call *call)
 {
     for (int i = 0; i < 2; i++) {

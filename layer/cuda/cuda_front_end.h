@@ -197,11 +197,10 @@ void ltcu_unlock_references(void);
 /* Remember an undo step for ltcu_call_end. */
 void ltcu_push_undo(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object);
 
-/* Before destroying or releasing `object`: hold its parents (keepers[i]
- * NULL where none is live), then hand them to ltcu_push_undo_holding,
+/* Before destroying or releasing `object`: hold its very parents
+ * (livetrack_keep_parents), then hand them to ltcu_push_undo_holding,
  * which lets them go when the call ends (at once if it cannot remember),
  * or, when the destroy did not happen, let them go on behalf of `call`. */
-void ltcu_keep_parents(const livetrack_object *object, livetrack_keeper *keepers[2]);
 void ltcu_let_parents_go(livetrack_keeper *keepers[2], const ltcu_call *call);
 void ltcu_push_undo_holding(ltcu_call *call, ltcu_undo_kind kind, const livetrack_object *object,
                             livetrack_keeper *keepers[2]);

@@ -152,7 +152,7 @@ int ltcu_forget(ltcu_call *call, ltcu_type key_type, unsigned accepted, uint64_t
         return 0;
     }
     livetrack_keeper *parents[2];
-    ltcu_keep_parents(&object, parents);
+    livetrack_keep_parents(&object, parents);
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_CUDA, object.type, key, call->name);
     if (status != LIVETRACK_OK) {
         ltcu_let_parents_go(parents, call);
@@ -180,7 +180,7 @@ int ltcu_release_reference(ltcu_call *call, ltcu_type type, uint64_t handle)
         return 0;
     }
     livetrack_keeper *parents[2];
-    ltcu_keep_parents(&object, parents);
+    livetrack_keep_parents(&object, parents);
     livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_CUDA, type, key, NULL, call->name);
     if (status == LIVETRACK_OK) {
         ltcu_push_undo_holding(call, LTCU_UNDO_RELEASE, &object, parents);
@@ -268,7 +268,7 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
                                        call->name, object->type_name ? object->type_name : "object",
                                        ltcu_handle_of(object->type, object->handle), object->bytes, (void *)context);
         livetrack_keeper *parents[2];
-        ltcu_keep_parents(object, parents);
+        livetrack_keep_parents(object, parents);
         /* This very object: another recorded at its handle since stays. */
         if (livetrack_destroy_object(object, call->name) == LIVETRACK_OK)
             ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);

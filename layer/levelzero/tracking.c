@@ -264,8 +264,8 @@ static void report_live_children(const char *call, ltze_type type, int closing, 
 typedef struct pending_destroy {
     uint64_t handle;
     int counted;
-    ltze_type type; /* what it was: the call's type or its counterpart */
-    /* The object as it was, to put back should the driver refuse. */
+    /* The object as it was (its type: the call's or its counterpart), to
+     * put back should the driver refuse. */
     livetrack_object object;
     /* The parents, held until the epilogue: one the program destroyed
      * already, kept alive only by this object, would otherwise die with
@@ -316,7 +316,6 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
     livetrack_status status = livetrack_destroy(LIVETRACK_DOMAIN_LEVEL_ZERO, type, ltze_key(handle), call);
     if (status == LIVETRACK_OK) {
         pending.counted = 1;
-        pending.type = type;
         pending.object = object;
         return;
     }
@@ -352,7 +351,7 @@ static void undo_destroy(const char *call, ltze_type type, const void *handle, z
 void ltze_after_destroy(const char *call, const void *handle, ze_result_t result)
 {
     if (pending.counted && pending.handle == ltze_key(handle) && result != ZE_RESULT_SUCCESS)
-        undo_destroy(call, pending.type, handle, result);
+        undo_destroy(call, pending.object.type, handle, result);
     pending.counted = 0;
     /* A parent the program destroyed before, held only by this object,
      * dies here unless the object is live again. */
