@@ -140,17 +140,15 @@ __attribute__((unused)) static int cuda_count(const char *text, const char *need
     return count;
 }
 
-/* Run `argv` with `environment` (NULL-terminated "NAME=value" strings; a
- * "NAME=" entry unsets NAME) added to ours; its stdout and stderr go to
- * the files named. Returns the exit status, or -1. */
-__attribute__((unused)) static int cuda_run(char *const argv[], const char *const environment[], const char *out_path,
-                                            const char *err_path)
+/* Start `argv` with `environment` (NULL-terminated "NAME=value" strings;
+ * a "NAME=" entry unsets NAME) added to ours; its stdout and stderr go to
+ * the files named. Returns its pid, or -1. */
+__attribute__((unused)) static pid_t cuda_start(char *const argv[], const char *const environment[],
+                                                const char *out_path, const char *err_path)
 {
     fflush(stdout);
     fflush(stderr);
     pid_t child = fork();
-    if (child < 0)
-        return -1;
     if (child == 0) {
         for (size_t i = 0; environment && environment[i]; i++) {
             char name[256];
@@ -174,8 +172,16 @@ __attribute__((unused)) static int cuda_run(char *const argv[], const char *cons
         execv(argv[0], argv);
         _exit(127);
     }
+    return child;
+}
+
+/* cuda_start, then wait: returns the exit status (128 + signal), or -1. */
+__attribute__((unused)) static int cuda_run(char *const argv[], const char *const environment[], const char *out_path,
+                                            const char *err_path)
+{
+    pid_t child = cuda_start(argv, environment, out_path, err_path);
     int status = 0;
-    if (waitpid(child, &status, 0) < 0)
+    if (child < 0 || waitpid(child, &status, 0) < 0)
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -108,22 +108,11 @@ static int run_mode(const char *mode, char *const child[], const char *library, 
 
 /* The program as "share", without livetrack, in the background; it
  * writes its handles to handles_path and waits for the file to go. */
-static pid_t start_exporter(char *program, const char *log_path)
+static pid_t start_exporter(char *program, const char *out_path, const char *err_path)
 {
-    fflush(stdout);
-    pid_t child = fork();
-    if (child == 0) {
-        unsetenv("LD_PRELOAD");
-        unsetenv("CUDA_INJECTION64_PATH");
-        int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (log >= 0) {
-            dup2(log, 1);
-            dup2(log, 2);
-        }
-        execl(program, program, "share", handles_path, (char *)NULL);
-        _exit(127);
-    }
-    return child;
+    char *child[] = {program, "share", handles_path, NULL};
+    const char *without_livetrack[] = {"LD_PRELOAD=", "CUDA_INJECTION64_PATH=", NULL};
+    return cuda_start(child, without_livetrack, out_path, err_path);
 }
 
 /* IPC: the handles of memory another process shares, mapped and leaked
@@ -131,9 +120,10 @@ static pid_t start_exporter(char *program, const char *log_path)
 static void run_shared_memory(char *const programs[], size_t program_count, const char *library,
                               const char *directory)
 {
-    char log_path[300];
-    snprintf(log_path, sizeof log_path, "%s/exporter", directory);
-    pid_t exporter = start_exporter(programs[0], log_path);
+    char log_path[300], error_path[300];
+    snprintf(log_path, sizeof log_path, "%s/exporter.out", directory);
+    snprintf(error_path, sizeof error_path, "%s/exporter.err", directory);
+    pid_t exporter = start_exporter(programs[0], log_path, error_path);
     CHECK(exporter > 0);
     char *handles = NULL;
     int status = -1, exited = 0;
@@ -172,11 +162,14 @@ static void run_shared_memory(char *const programs[], size_t program_count, cons
     char partial[300];
     snprintf(partial, sizeof partial, "%s.partial", handles_path);
     unlink(partial);
-    char *log = cuda_read_file(log_path);
-    printf("==== %s share (without livetrack): exit status %d\n%s", programs[0], status, log ? log : "");
+    char *log = cuda_read_file(log_path), *errors = cuda_read_file(error_path);
+    printf("==== %s share (without livetrack): exit status %d\n%s%s", programs[0], status, log ? log : "",
+           errors ? errors : "");
     free(log);
+    free(errors);
     CHECK_EQ_INT(status, 0);
     unlink(log_path);
+    unlink(error_path);
 }
 
 int main(int argc, char **argv)
