@@ -67,6 +67,10 @@ static void usage(void)
            "                       sites off (LIVETRACK_STACK_DEPTH, default 16)\n"
            "  --no-stack-memo      walk every creation stack with the unwinder instead of recognising\n"
            "                       a stack walked before (LIVETRACK_STACK_MEMO=0)\n"
+           "  --creation-order auto|counter|clock\n"
+           "                       how creation numbers (seq) are made: one shared counter, or the\n"
+           "                       time-stamp counter, which threads read without queueing\n"
+           "                       (LIVETRACK_CREATION_ORDER, default auto: clock where reliable)\n"
            "  --release-stacks     also keep the stack of each final release, shown when a released\n"
            "                       object is misused (LIVETRACK_RELEASE_STACKS=1)\n"
            "  --suppressions FILE  do not report leaks matching the patterns in FILE\n"
@@ -430,7 +434,7 @@ int cli_run(int argc, char **argv)
 {
     cli_parser parser;
     cli_parser_init(&parser, "run", argc - 1, argv + 1);
-    const char *api_list = NULL, *stack_depth = NULL;
+    const char *api_list = NULL, *stack_depth = NULL, *creation_order = NULL;
     char *json = NULL, *csv = NULL, *output = NULL, *suppressions = NULL; /* absolute once parsed */
     const char *exit_code = NULL, *report = NULL, *max_diagnostics = NULL, *value;
     int release_stacks = 0, peak = 0, transparent = 0, verbose = 0, no_crash_report = 0, no_stack_memo = 0;
@@ -456,6 +460,9 @@ int cli_run(int argc, char **argv)
             output = absolute_path(value, 1);
         } else if (cli_value(&parser, "stack-depth", 0, &stack_depth)) {
             cli_parse_long("--stack-depth", stack_depth, 0, 64);
+        } else if (cli_value(&parser, "creation-order", 0, &creation_order)) {
+            if (strcmp(creation_order, "auto") && strcmp(creation_order, "counter") && strcmp(creation_order, "clock"))
+                cli_fail("--creation-order wants auto, counter or clock, not '%s'", creation_order);
         } else if (cli_value(&parser, "max-diagnostics", 0, &max_diagnostics)) {
             cli_parse_long("--max-diagnostics", max_diagnostics, -1, LONG_MAX);
         } else if (cli_value(&parser, "report", 0, &report)) {
@@ -586,6 +593,8 @@ int cli_run(int argc, char **argv)
         set("LIVETRACK_STACK_DEPTH", stack_depth, verbose);
     if (no_stack_memo)
         set("LIVETRACK_STACK_MEMO", "0", verbose);
+    if (creation_order)
+        set("LIVETRACK_CREATION_ORDER", creation_order, verbose);
     if (release_stacks)
         set("LIVETRACK_RELEASE_STACKS", "1", verbose);
     if (suppressions)

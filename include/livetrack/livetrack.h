@@ -187,7 +187,7 @@ typedef struct livetrack_object {
     livetrack_type type;
     const char *type_name;
     uint64_t handle;
-    uint64_t seq;     /* creation sequence number, unique and increasing */
+    uint64_t seq;     /* creation number: unique, increasing, not always consecutive (LIVETRACK_CREATION_ORDER) */
     uint64_t time_ns; /* creation time, ns since livetrack started */
     uint64_t bytes;
     uint32_t refs;
@@ -276,7 +276,10 @@ LIVETRACK_API void livetrack_snapshot_free(livetrack_snapshot *snapshot);
  * livetrack_leaks_since(mark, out) counts (and reports) those the program
  * still holds: a unit test can assert that a function leaks nothing.
  * Without memory for the snapshot, which objects leaked is not known and
- * every live object counts (never 0 on a guess). */
+ * every live object counts (never 0 on a guess). A mark is a creation
+ * number: at or above the seq of every object created before it, below
+ * that of every object created after it, across threads too (as the
+ * program's own synchronization orders them). */
 LIVETRACK_API uint64_t livetrack_mark(void);
 LIVETRACK_API livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void *owner, uint64_t mark);
 LIVETRACK_API size_t livetrack_leaks_since(uint64_t mark, FILE *report);

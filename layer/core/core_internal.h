@@ -54,6 +54,8 @@ int lt_process_recorded_anything(void);
 /* ---- settings (settings.c) ---- */
 typedef enum lt_exit_report_mode { LT_EXIT_REPORT_AUTO, LT_EXIT_REPORT_ALWAYS, LT_EXIT_REPORT_OFF } lt_exit_report_mode;
 
+typedef enum lt_order_choice { LT_ORDER_CHOICE_AUTO, LT_ORDER_CHOICE_COUNTER, LT_ORDER_CHOICE_CLOCK } lt_order_choice;
+
 typedef struct lt_settings {
     const char *output;      /* LIVETRACK_OUTPUT, NULL: stderr */
     int transparent;         /* LIVETRACK_TRANSPARENT */
@@ -70,6 +72,7 @@ typedef struct lt_settings {
     int crash_report;        /* LIVETRACK_CRASH_REPORT */
     int quiet_absent_api;    /* LIVETRACK_QUIET_ABSENT_API */
     const char *run_log;     /* LIVETRACK_RUN_LOG, NULL: none */
+    int creation_order;      /* LIVETRACK_CREATION_ORDER, an lt_order_choice */
 } lt_settings;
 
 /* The settings, read from the environment the first time anyone asks and

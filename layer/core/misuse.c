@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "core_internal.h"
+#include "creation_order.h"
 #include "printable.h"
 #include "history.h"
 #include "symbols.h"
@@ -69,7 +70,7 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
     int known = state != LT_OBJECT_UNKNOWN;
 
     lt_misuse_record record = {
-        .seq = lt_created_count(),
+        .seq = lt_creation_number_now(),
         .time_ns = lt_ticks_to_ns(lt_ticks()),
         .domain = (uint8_t)domain,
         .type = known ? history.type : LIVETRACK_ANY_TYPE,
@@ -83,7 +84,7 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
         /* Front ends start their messages with the call ("clRetainEvent(0x..."):
          * that names the timeline row. The row is written first so that the
          * record can say which row it is: `livetrack trace` joins the two on
-         * it (the record's seq counts creations, the row's counts rows). */
+         * it (the record's seq is a creation number, the row's counts rows). */
         char call[64] = "";
         size_t length = strspn(message, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         if (length && length < sizeof call && message[length] == '(')

@@ -266,11 +266,11 @@ static void settle_set(uint64_t objects, uint64_t bytes, int exact, int moment)
 }
 
 /* The set now holds shard i as it is; the caller holds its lock. Every
- * object linked there later gets a creation number above the count now:
- * numbers are taken under the shard's lock. */
+ * object linked there later by a create gets a creation number above the
+ * shard's last: numbers are taken under the shard's lock. */
 static void mark_shard(unsigned i)
 {
-    set_seqs[i] = lt_created_count();
+    set_seqs[i] = lt_shards[i].last_seq;
     set_graves[i] = lt_shards[i].graveyard_next;
     set_lives[i] = lt_shards[i].live;
     set_restores[i] = lt_shards[i].restores;

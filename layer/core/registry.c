@@ -12,12 +12,11 @@
 
 #include "clock.h"
 #include "core_internal.h"
+#include "creation_order.h"
 #include "registry_internal.h"
 #include "timeline.h"
 
 lt_shard lt_shards[LT_SHARD_COUNT];
-
-static _Atomic uint64_t next_seq = 1;
 
 uint64_t lt_hash(unsigned domain, uint64_t handle)
 {
@@ -459,13 +458,17 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
                                                                             uint64_t ticks, livetrack_stack_id stack)
 {
     unsigned domain = object->domain;
+    /* Hashed before the parents are held: kept across those calls, the
+     * 32-bit domain was spilled and read back as 64 bits for the hash's
+     * shift, a store-to-load forwarding stall of ~10 ns a create. */
+    uint64_t hash = lt_hash(domain, object->handle);
     const void *owner = object->owner;
     lt_node *parents[2];
     parents[0] = hold_parent(domain, object->parent, object->flags & LIVETRACK_PARENT_VIA_FIRST_PARENT, &owner);
     parents[1] = object->second_parent ? hold_parent(domain, object->second_parent, 0, &owner) : NULL;
 
-    uint64_t hash = lt_hash(domain, object->handle);
     lt_shard *shard = lt_shard_of(hash);
+    int by_clock = lt_creation_order() == LT_ORDER_BY_CLOCK;
     lt_node *stale_parents[2] = {NULL, NULL};
     int stale_dead = 0;
     lt_counted_change stale_death = {0};
@@ -504,8 +507,12 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     node->release_stack = 0;
     /* Taken under the lock so each shard's age list is in seq order,
      * which lets snapshots merge shards instead of sorting. */
-    atomic_store_explicit(&node->seq, atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed),
-                          memory_order_relaxed);
+    uint64_t seq = lt_creation_number(by_clock, ticks, (unsigned)(hash >> (64 - LT_SHARD_BITS)), shard->last_seq);
+    atomic_store_explicit(&node->seq, seq, memory_order_relaxed);
+    /* atomic store: a mark reads every shard's last number without the lock */
+    __atomic_store_n(&shard->last_seq, seq, __ATOMIC_RELAXED);
+    /* atomic store: lt_created_count() sums the shards without their locks */
+    __atomic_store_n(&shard->created, shard->created + 1, __ATOMIC_RELAXED);
     /* Release: a thread that pins this node through its cache then sees
      * the seq written above. */
     atomic_store_explicit(&node->counts, LT_REF_ONE, memory_order_release);
@@ -541,9 +548,11 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
     if (!valid_new_object(object))
         return LIVETRACK_BAD_ARGUMENT;
     /* Read outside the shard lock: rdtsc costs ~13 ns on the machines
-     * measured, and the locked section should stay short. The stack is
-     * captured here, not in insert_object: the frames livetrack adds on
-     * top of the program's are then the same for every create. */
+     * measured, and the locked section should stay short (in clock mode
+     * the creation number comes from these ticks, and a shard's numbers
+     * still rise: see lt_creation_number). The stack is captured here,
+     * not in insert_object: the frames livetrack adds on top of the
+     * program's are then the same for every create. */
     uint64_t ticks = lt_ticks();
     livetrack_stack_id stack = lt_stack_capture(object->domain, object->type);
     return insert_object(object, ticks, stack);
@@ -633,7 +642,7 @@ livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrac
 
 static int valid_object_to_restore(const livetrack_object *before, uint32_t refs_taken)
 {
-    return before && before->handle && before->seq && before->seq <= lt_created_count() && refs_taken &&
+    return before && before->handle && before->seq && before->seq <= lt_creation_number_now() && refs_taken &&
            valid_domain(before->domain) && before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
 }
 
@@ -975,10 +984,10 @@ void livetrack_get_stats(livetrack_stats *out)
         lt_spin_lock(&shard->lock);
         out->live_objects += shard->live;
         out->live_bytes += shard->live_bytes;
+        out->created += shard->created;
         out->node_bytes += shard->slab_nodes * sizeof(lt_node) + (shard->bucket_mask ? (shard->bucket_mask + 1u) * sizeof(lt_node *) : 0);
         lt_spin_unlock(&shard->lock);
     }
-    out->created = atomic_load(&next_seq) - 1;
     lt_peak_marks(&out->peak_objects, &out->peak_bytes);
     /* Threads add their differences to the peak's totals in batches (peak.c):
      * the high-water mark is never below what is live now. */
@@ -1006,9 +1015,15 @@ void lt_registry_live_totals(uint64_t *objects, uint64_t *bytes)
     *bytes = total;
 }
 
-uint64_t lt_created_count(void) { return atomic_load_explicit(&next_seq, memory_order_relaxed) - 1; }
+uint64_t lt_created_count(void)
+{
+    uint64_t created = 0;
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
+        created += __atomic_load_n(&lt_shards[i].created, __ATOMIC_RELAXED);
+    return created;
+}
 
-uint64_t livetrack_mark(void) { return lt_created_count(); }
+uint64_t livetrack_mark(void) { return lt_creation_number_now(); }
 
 void lt_registry_lock_all(void)
 {

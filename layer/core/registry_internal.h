@@ -34,6 +34,11 @@
  * while its node's counts are not 0, it is linked, and its seq still is
  * the cached one, all read with atomic loads.
  *
+ * A shard's last_seq (the newest creation number linked there) and its
+ * created count are written under its lock with atomic stores: marks read
+ * every shard's last_seq, and the created count is summed, without the
+ * locks (creation_order.h).
+ *
  * The hot path never holds two shard locks at once. Only snapshots take all
  * of them, always in index order.
  */
@@ -88,6 +93,8 @@ typedef struct lt_shard {
     uint64_t live;        /* linked nodes */
     uint64_t live_bytes;
     uint64_t slab_nodes;  /* nodes ever taken from malloc */
+    uint64_t last_seq;    /* the creation number of the newest object linked here */
+    uint64_t created;     /* objects linked here by a create (not a restore) */
     lt_node *newest;      /* head of the age list */
     lt_node *oldest;
     lt_node *free_nodes;

@@ -490,7 +490,9 @@ static void check_timeline(const char *dir)
     snprintf(csv, sizeof csv, "%s/timeline-%%p.csv", dir);
     char json[600];
     snprintf(json, sizeof json, "%s/timeline.json", dir);
-    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_JSON", json, "LIVETRACK_EXIT_REPORT", "off", NULL};
+    /* The counter's creation numbers, so that the misuse's is the count. */
+    const char *environment[] = {"LIVETRACK_CSV", csv, "LIVETRACK_JSON", json, "LIVETRACK_EXIT_REPORT", "off",
+                                 "LIVETRACK_CREATION_ORDER", "counter", NULL};
     CHECK_EQ_INT(run_case("timeline", environment, out, err), 0);
     /* The misuse record names its timeline row (the 8th), which is not its
      * seq (3 objects were created before it): tools join the two on it. */

@@ -66,7 +66,9 @@ static mobj *objs;
 static int nobjs, objs_cap;
 static int cur[POOL]; /* linked object of each pool handle, -1: none */
 static uint64_t pool_handles[POOL];
-static uint64_t model_seq;      /* seq of the last object created */
+static uint64_t model_created;  /* objects created */
+static uint64_t last_seq;       /* the newest object's creation number */
+static int seq_counted;         /* LIVETRACK_CREATION_ORDER=counter: numbers go 1, 2, 3 ... */
 static uint64_t model_replaced; /* stale replacements */
 static uint64_t unknown_base;   /* handles never in the pool */
 
@@ -205,7 +207,7 @@ static void check_stats(void)
     occupancy_samples++;
     CHECK_EQ_INT(stats.live_objects, linked);
     CHECK_EQ_INT(stats.live_bytes, bytes);
-    CHECK_EQ_INT(stats.created, model_seq);
+    CHECK_EQ_INT(stats.created, model_created);
     CHECK_EQ_INT(stats.replaced, model_replaced);
     CHECK_EQ_INT(stats.incomplete, 0);
 }
@@ -372,12 +374,18 @@ static void op_create(void)
     m->linked = m->alive = 1;
     m->bytes = request.bytes;
     m->owner = owner;
-    m->seq = ++model_seq;
+    model_created++;
     cur[slot] = o;
 
     CHECK_EQ_INT(livetrack_create(&request), LIVETRACK_OK);
     livetrack_status status = livetrack_lookup(LIVETRACK_DOMAIN_USER, request.handle, &m->desc);
     CHECK_EQ_INT(status, LIVETRACK_OK);
+    /* Creation numbers rise (consecutively from the counter); the model
+     * learns each one here and holds the registry to it from then on. */
+    CHECK(m->desc.seq > last_seq);
+    if (seq_counted)
+        CHECK_EQ_INT(m->desc.seq, last_seq + 1);
+    m->seq = last_seq = m->desc.seq;
     if (status == LIVETRACK_OK)
         check_object(&m->desc, o);
     if (stale >= 0)
@@ -617,7 +625,10 @@ int main(void)
     CHECK_EQ_INT(livetrack_declare_types(LIVETRACK_DOMAIN_USER, "model", type_names, NTYPES), LIVETRACK_OK);
     livetrack_stats stats;
     livetrack_get_stats(&stats);
-    model_seq = stats.created;
+    model_created = stats.created;
+    last_seq = livetrack_mark();
+    const char *order = getenv("LIVETRACK_CREATION_ORDER");
+    seq_counted = order && !strcmp(order, "counter");
     model_replaced = stats.replaced;
     CHECK_EQ_INT(stats.live_objects, 0);
 

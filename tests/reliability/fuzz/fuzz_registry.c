@@ -121,7 +121,9 @@ typedef struct mobj {
 static mobj objs[MAX_OBJECTS];
 static int nobjs;
 static int cur[DOMAINS][POOL];   /* linked object of each handle, -1: none */
-static uint64_t seq_base, seq_now; /* registry seq before the input, and now */
+static uint64_t created_now;     /* the registry's created count, as the model knows it */
+static uint64_t last_seq;        /* the newest creation number, or the last mark if that is higher */
+static int seq_counted;          /* LIVETRACK_CREATION_ORDER=counter: numbers go 1, 2, 3 ... */
 static uint64_t replaced_base, replaced;
 static uint64_t misuse_base, misuse;
 static uint64_t mark; /* last livetrack_mark() of the input */
@@ -237,7 +239,7 @@ static void expect_stats(void)
     EXPECT(stats.live_objects == live && stats.live_bytes == bytes, "stats: %llu live (%llu bytes), model %llu (%llu)",
            (unsigned long long)stats.live_objects, (unsigned long long)stats.live_bytes, (unsigned long long)live,
            (unsigned long long)bytes);
-    EXPECT(stats.created == seq_now, "stats: created");
+    EXPECT(stats.created == created_now, "stats: created");
     EXPECT(stats.replaced - replaced_base == replaced, "stats: replaced");
     EXPECT(stats.misuse - misuse_base == misuse, "stats: misuse %llu, model %llu",
            (unsigned long long)(stats.misuse - misuse_base), (unsigned long long)misuse);
@@ -355,9 +357,16 @@ static void op_create(void)
     int o = nobjs++;
     objs[o] = (mobj){.domain = d, .slot = slot, .type = request.type, .refs = 1, .holders = 0,
                      .parents = {held[0], held[1]}, .linked = 1, .alive = 1, .bytes = request.bytes,
-                     .owner = owner, .seq = ++seq_now};
+                     .owner = owner};
+    created_now++;
     cur[d][slot] = o;
     EXPECT(livetrack_lookup(domains[d], request.handle, &objs[o].desc) == LIVETRACK_OK, "create: not found");
+    /* Creation numbers rise past every earlier one and every mark
+     * (consecutively from the counter); the model learns each here. */
+    uint64_t seq = objs[o].desc.seq;
+    EXPECT(seq > last_seq && (!seq_counted || seq == last_seq + 1), "create: seq %llu after %llu",
+           (unsigned long long)seq, (unsigned long long)last_seq);
+    objs[o].seq = last_seq = seq;
     expect_object(&objs[o].desc, o, "create");
     if (stale >= 0)
         EXPECT(!livetrack_still_live(&objs[stale].desc), "create: replaced object still live");
@@ -683,7 +692,9 @@ static void run_op(uint8_t op)
     case OP_STATS: expect_stats(); break;
     case OP_MARK:
         mark = livetrack_mark();
-        EXPECT(mark == seq_now, "mark %llu, model %llu", (unsigned long long)mark, (unsigned long long)seq_now);
+        EXPECT(mark >= last_seq && (!seq_counted || mark == last_seq), "mark %llu, newest %llu",
+               (unsigned long long)mark, (unsigned long long)last_seq);
+        last_seq = mark;
         break;
     case OP_SINCE: op_since(); break;
     case OP_MISUSE: op_misuse(); break;
@@ -777,8 +788,8 @@ static void begin_input(const uint8_t *data, size_t size)
     livetrack_stats stats;
     livetrack_get_stats(&stats);
     EXPECT(stats.live_objects == 0, "an earlier input left %llu objects", (unsigned long long)stats.live_objects);
-    seq_base = seq_now = stats.created;
-    mark = livetrack_mark();
+    created_now = stats.created;
+    last_seq = mark = livetrack_mark();
     replaced_base = stats.replaced;
     replaced = 0;
     misuse_base = stats.misuse;
@@ -842,6 +853,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
+    const char *order = getenv("LIVETRACK_CREATION_ORDER");
+    seq_counted = order && !strcmp(order, "counter");
     fuzz_setup(*argv);
     return 0;
 }

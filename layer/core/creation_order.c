@@ -1,0 +1,102 @@
+/* Choosing how creation numbers are made (see creation_order.h). */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "core_internal.h"
+#include "creation_order.h"
+
+_Atomic int lt_order_mode;
+uint64_t lt_order_base_ticks;
+_Atomic uint64_t lt_order_next = 1;
+_Atomic uint64_t lt_order_floor;
+
+#if defined(__x86_64__)
+/* rdtsc after every earlier instruction has completed: a mark must not
+ * read the clock before the load that ordered it after a create did. */
+static uint64_t ticks_in_order(void)
+{
+    __builtin_ia32_lfence();
+    return __builtin_ia32_rdtsc();
+}
+#else
+static uint64_t ticks_in_order(void) { return lt_ticks(); }
+#endif
+
+#if defined(__x86_64__)
+/* CPUID 0x80000007, EDX bit 8: the counter runs at one rate in every
+ * power state (what Linux calls constant_tsc + nonstop_tsc). */
+static int tsc_invariant(void)
+{
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u)
+        return 0;
+    __cpuid(0x80000007u, eax, ebx, ecx, edx);
+    return (edx >> 8) & 1;
+}
+
+/* Linux uses the counter for its own clock only after checking that the
+ * cores agree, and drops it when it sees them drift. */
+static int kernel_trusts_tsc(void)
+{
+    char name[32] = "";
+    FILE *file = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "re");
+    if (!file)
+        return 0;
+    int read = fgets(name, sizeof name, file) != NULL;
+    fclose(file);
+    return read && !strcmp(name, "tsc\n");
+}
+#endif
+
+static pthread_once_t chosen = PTHREAD_ONCE_INIT;
+
+static void choose(void)
+{
+    lt_order_choice choice = (lt_order_choice)lt_get_settings()->creation_order;
+    int mode = LT_ORDER_BY_COUNTER;
+#if defined(__x86_64__)
+    if (choice == LT_ORDER_CHOICE_CLOCK || (choice == LT_ORDER_CHOICE_AUTO && tsc_invariant() && kernel_trusts_tsc())) {
+        lt_order_base_ticks = ticks_in_order();
+        mode = LT_ORDER_BY_CLOCK;
+    }
+#else
+    if (choice == LT_ORDER_CHOICE_CLOCK)
+        lt_diag("LIVETRACK_CREATION_ORDER=clock needs x86-64's time-stamp counter; counting creations instead\n");
+#endif
+    /* Release: a thread that reads the mode without the once sees the base. */
+    atomic_store_explicit(&lt_order_mode, mode, memory_order_release);
+}
+
+int lt_choose_creation_order(void)
+{
+    pthread_once(&chosen, choose);
+    return atomic_load_explicit(&lt_order_mode, memory_order_acquire);
+}
+
+uint64_t lt_creation_number_now(void)
+{
+    if (lt_creation_order() != LT_ORDER_BY_CLOCK)
+        return atomic_load_explicit(&lt_order_next, memory_order_relaxed) - 1;
+    uint64_t ticks = ticks_in_order();
+    uint64_t tick = (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
+    /* Every shard's number for this tick, and none of the next tick's;
+     * also at or above every number a shard gave out already (a create
+     * that read the clock early, or moved up past a floor). */
+    uint64_t now = (tick << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
+    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+        uint64_t last = __atomic_load_n(&lt_shards[i].last_seq, __ATOMIC_RELAXED);
+        if (last > now)
+            now = last;
+    }
+    /* The floor every later create numbers above. Release: a create that
+     * sees it also sees what this thread did before. */
+    uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
+    while (floor < now &&
+           !atomic_compare_exchange_weak_explicit(&lt_order_floor, &floor, now, memory_order_release, memory_order_relaxed))
+        ;
+    return now > floor ? now : floor;
+}
