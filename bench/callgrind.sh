@@ -2,13 +2,16 @@
 # bench/callgrind.sh: instructions per call, counted by callgrind, which do
 # not move with machine noise the way timings do.
 #
-# Usage: bench/callgrind.sh [BUILD_DIR] [--quick] [--annotate] [--keep]
+# Usage: bench/callgrind.sh [BUILD_DIR] [--quick] [--annotate] [--keep] [--creation-order MODE]
 #   BUILD_DIR   an existing build (default ./build); this script builds nothing
 #   --quick     only the buffer loop and the registry pair (about 40 s)
 #   --annotate  also print, for the buffer loop with call sites off and
 #               on, the instructions the layer adds per iteration, function
 #               by function (self cost, layer run minus loader run)
 #   --keep      keep the callgrind.out files (their directory is printed)
+#   --creation-order auto|counter|clock
+#               LIVETRACK_CREATION_ORDER for every run (default auto: under
+#               valgrind, as on the host, clock where the TSC is invariant)
 #
 # Each figure is instructions executed (Ir) per loop iteration, inside the
 # loop's function only (callgrind --toggle-collect), from two runs of N and
@@ -29,12 +32,16 @@ build=./build
 quick=0
 annotate=0
 keep=0
+order=auto
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
     --annotate) annotate=1; shift ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --creation-order)
+      case "${2:-}" in auto|counter|clock) order=$2; shift 2 ;;
+        *) echo "bench/callgrind.sh: --creation-order wants auto, counter or clock" >&2; exit 2 ;; esac ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     -*) echo "bench/callgrind.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1; shift ;;
   esac
@@ -54,6 +61,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/livetrack-callgrind.XXXXXX")
 if [ "$keep" -eq 0 ] && [ "$annotate" -eq 0 ]; then trap 'rm -rf "$out"' EXIT; fi
 source "$(dirname "$0")/clean_environment.sh"
 livetrack_clean_environment
+export LIVETRACK_CREATION_ORDER=$order
 
 # Ir collected inside function $1 by a command; $2 = file name, then
 # environment assignments, --, the command. (The environment is set
@@ -112,7 +120,7 @@ for entry in "${loops[@]}"; do
   ir[$loop,on]=$(opencl_ir "$loop" "$fn" loader on OPENCL_LAYERS="$layer" LIVETRACK_EXIT_REPORT=off LIVETRACK_STACK_DEPTH=16)
 done
 
-echo "# callgrind: instructions (Ir) per iteration, $((SECONDS - start)) s, valgrind $(valgrind --version)"
+echo "# callgrind: instructions (Ir) per iteration, $((SECONDS - start)) s, valgrind $(valgrind --version), creation order $order"
 printf '%-28s %10s %10s %12s %12s %12s %12s\n' "loop" "direct" "loader" "layer_off" "layer_16" "added_off" "added_16"
 printf '%-28s %10s %10s %12s %12s %12s %12s\n' "registry_create_release" "-" "-" "${ir[registry,off]}" "${ir[registry,on]}" "${ir[registry,off]}" "${ir[registry,on]}"
 for entry in "${loops[@]}"; do
