@@ -100,7 +100,7 @@ static const json_value **index_sites(const json_value *sites, size_t *size_out)
 }
 
 /* Which report record goes with which misuse row of the timeline. A
- * record's `seq` counts the objects created before it, a row's `seq` counts
+ * record's `seq` places it among creation numbers, a row's `seq` counts
  * rows: the two are different numbers. Reports of this version say the
  * record's row (`timeline_row`); older ones do not, and there the k-th
  * misuse row on a handle goes with the k-th record on that handle.

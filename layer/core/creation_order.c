@@ -15,18 +15,6 @@ _Atomic uint64_t lt_order_next = 1;
 _Atomic uint64_t lt_order_floor;
 
 #if defined(__x86_64__)
-/* rdtsc after every earlier instruction has completed: a mark must not
- * read the clock before the load that ordered it after a create did. */
-static uint64_t ticks_in_order(void)
-{
-    __builtin_ia32_lfence();
-    return __builtin_ia32_rdtsc();
-}
-#else
-static uint64_t ticks_in_order(void) { return lt_ticks(); }
-#endif
-
-#if defined(__x86_64__)
 /* CPUID 0x80000007, EDX bit 8: the counter runs at one rate in every
  * power state (what Linux calls constant_tsc + nonstop_tsc). */
 static int tsc_invariant(void)
@@ -60,7 +48,7 @@ static void choose(void)
     int mode = LT_ORDER_BY_COUNTER;
 #if defined(__x86_64__)
     if (choice == LT_ORDER_CHOICE_CLOCK || (choice == LT_ORDER_CHOICE_AUTO && tsc_invariant() && kernel_trusts_tsc())) {
-        lt_order_base_ticks = ticks_in_order();
+        lt_order_base_ticks = lt_ticks_in_order();
         mode = LT_ORDER_BY_CLOCK;
     }
 #else
@@ -81,17 +69,10 @@ uint64_t lt_creation_number_now(void)
 {
     if (lt_creation_order() != LT_ORDER_BY_CLOCK)
         return atomic_load_explicit(&lt_order_next, memory_order_relaxed) - 1;
-    uint64_t ticks = ticks_in_order();
-    uint64_t tick = (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
-    /* Every shard's number for this tick, and none of the next tick's;
-     * also at or above every number a shard gave out already (a create
-     * that read the clock early, or moved up past a floor). */
-    uint64_t now = (tick << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
-    for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
-        uint64_t last = __atomic_load_n(&lt_shards[i].last_seq, __ATOMIC_RELAXED);
-        if (last > now)
-            now = last;
-    }
+    /* Every shard's number for this tick, and none of the next tick's:
+     * numbers given out before were linked before this reading and are
+     * never ahead of their link (lt_creation_number). */
+    uint64_t now = (lt_order_ticks(lt_ticks_in_order()) << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
     /* The floor every later create numbers above. Release: a create that
      * sees it also sees what this thread did before. */
     uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);

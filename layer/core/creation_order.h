@@ -14,17 +14,19 @@
  *   the CPU says it is invariant and Linux chose it as clocksource (the
  *   kernel checked), so numbers made in different threads compare like the
  *   moments they were read. Unique because no two shards share the low
- *   bits and each shard's numbers only rise (under its lock, a number not
- *   above the shard's last one moves to the next tick).
+ *   bits and each shard's numbers only rise (see below).
  *
  * The clock is read without a fence (a fence cost ~10 ns a create), so a
  * create may read it a little before the load that ordered it after
  * another thread's create has completed: two creates in different threads
  * less than a cache-line transfer apart (~100 ns) may be numbered either
- * way round, as their creation times may. Marks are exact all the same:
- * a mark reads the clock behind a fence, takes the highest number of
- * every shard too, and publishes itself as a floor that every later
- * create reads (a line written only by marks) and numbers above.
+ * way round, as their creation times may. Marks are exact all the same: a
+ * mark reads the clock behind a fence and publishes its number as a floor
+ * that every create reads (a line written only by marks); a create whose
+ * reading is not above the floor, or not above its shard's last number,
+ * reads the clock again, in order, under the shard's lock. So no number
+ * is ahead of the moment it was linked, and a mark's reading is above
+ * every number given out before it.
  *
  * Numbers are not consecutive in clock mode; the created count is kept per
  * shard in either mode.
@@ -58,22 +60,57 @@ static inline int lt_creation_order(void)
     return __builtin_expect(mode != LT_ORDER_UNDECIDED, 1) ? mode : lt_choose_creation_order();
 }
 
-/* The number for an object created at `ticks` (lt_ticks) and linked now
- * into shard `shard_index`, whose last number was `last`; `by_clock` is
- * lt_creation_order() == LT_ORDER_BY_CLOCK. The caller holds that shard's
- * lock and keeps the answer as the shard's last. */
+#if defined(__x86_64__)
+/* rdtsc after every earlier instruction has completed, so after the loads
+ * that ordered this moment after another thread's (an lfence costs ~10 ns:
+ * only marks and the rare case below pay it). */
+static inline uint64_t lt_ticks_in_order(void)
+{
+    __builtin_ia32_lfence();
+    return __builtin_ia32_rdtsc();
+}
+#else
+static inline uint64_t lt_ticks_in_order(void) { return lt_ticks(); }
+#endif
+
+/* Clock-mode ticks of a counter reading: since the base, +1 so that no
+ * number is 0; a reading below the base (a core behind the one that chose
+ * the mode) counts as the base. */
+static inline uint64_t lt_order_ticks(uint64_t ticks)
+{
+    return (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
+}
+
+/* The creation's reading is not above `above` (the tick of the shard's last
+ * number or of the last mark): it was taken before another create took
+ * the shard's lock, or before the load that ordered it after a mark
+ * completed. Read again, in order, under the lock: by now the clock has
+ * passed both (a lock hand-over or a mark-to-create chain takes many
+ * ticks). Only where it has not (cores whose counters disagree) is the
+ * number made up: the next tick. Out of line: rare. */
+static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t above)
+{
+    uint64_t now = lt_order_ticks(lt_ticks_in_order());
+    return now > above ? now : above + 1;
+}
+
+/* The number for an object created at `ticks` (lt_ticks, read without a
+ * fence) and linked now into shard `shard_index`, whose last number was
+ * `last`; `by_clock` is lt_creation_order() == LT_ORDER_BY_CLOCK. The
+ * caller holds that shard's lock and keeps the answer as the shard's
+ * last. In clock mode a number's tick is never past the moment it was
+ * linked (but where cores disagree): what lets a mark be exact with one
+ * reading of the clock. */
 static inline uint64_t lt_creation_number(int by_clock, uint64_t ticks, unsigned shard_index, uint64_t last)
 {
     if (!by_clock)
         return atomic_fetch_add_explicit(&lt_order_next, 1, memory_order_relaxed);
-    /* In ticks since the base, +1 so that no number is 0; a counter below
-     * the base (a core behind the one that chose the mode) reads as it. */
-    uint64_t tick = (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
-    /* Above the shard's last number and the last mark, whose low bits may
-     * be any: the next tick of the higher. */
     uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
-    uint64_t above = ((last > floor ? last : floor) >> LT_SHARD_BITS) + 1;
-    return ((tick > above ? tick : above) << LT_SHARD_BITS) | shard_index;
+    uint64_t above = (last > floor ? last : floor) >> LT_SHARD_BITS;
+    uint64_t tick = lt_order_ticks(ticks);
+    if (__builtin_expect(tick <= above, 0))
+        tick = lt_order_ticks_again(above);
+    return (tick << LT_SHARD_BITS) | shard_index;
 }
 
 /* A number at or above every one given out before this call (in the

@@ -1,12 +1,13 @@
 /*
  * lt_creation_number (layer/core/creation_order.h) on numbers chosen to
- * hit each of its cases, which threads only reach by chance: a clock
- * reading below the shard's last number (two creates that read the clock
- * in one order and took the shard's lock in the other), below the last
- * mark (a create that read the clock before the load that ordered it
- * after the mark completed), below the base (a core behind), and the
- * counter. The header's state is defined here: the test runs the inline
- * function alone, not liblivetrack's copy of that state.
+ * hit each of its cases, which threads only reach by chance: a reading
+ * below the shard's last number (two creates that read the clock in one
+ * order and took the shard's lock in the other), below the last mark (a
+ * create that read the clock before the load that ordered it after the
+ * mark completed), below the base (a core behind), a clock that has not
+ * passed the last number even when read again (cores that disagree), and
+ * the counter. The header's state is defined here: the test runs the
+ * inline function alone, not liblivetrack's copy of that state.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -22,47 +23,53 @@ int lt_choose_creation_order(void) { return LT_ORDER_BY_CLOCK; }
 
 #define SHARD(n) ((uint64_t)(n) & (LT_SHARD_COUNT - 1))
 #define TICK(n) ((uint64_t)(n) >> LT_SHARD_BITS)
+#define NUMBER(tick, shard) (((uint64_t)(tick) << LT_SHARD_BITS) | (shard))
 
 int main(void)
 {
-    lt_order_base_ticks = 1000;
+    /* The base 10^10 ticks (seconds) back: readings are far above it. */
+    uint64_t start = lt_ticks();
+    lt_order_base_ticks = start - 10000000000ull;
+    uint64_t now = lt_order_ticks(start);
 
-    /* The clock alone: ticks since the base, plus one, above the shard. */
-    uint64_t n = lt_creation_number(1, 1500, 5, 0);
+    /* The reading alone: ticks since the base, plus one, above the shard. */
+    uint64_t n = lt_creation_number(1, lt_order_base_ticks + 500, 5, 0);
     CHECK_EQ_INT(TICK(n), 501);
     CHECK_EQ_INT(SHARD(n), 5);
 
-    /* A reading at or below the shard's last number: the next tick. */
-    uint64_t last = (600u << LT_SHARD_BITS) | 5;
-    n = lt_creation_number(1, 1200, 5, last);
-    CHECK_EQ_INT(TICK(n), 601);
+    /* A reading at or below the shard's last number: the clock is read
+     * again, and is past it. */
+    uint64_t last = NUMBER(600, 5);
+    n = lt_creation_number(1, lt_order_base_ticks + 599, 5, last); /* tick 600, the same as the last */
+    CHECK(TICK(n) >= now);
     CHECK_EQ_INT(SHARD(n), 5);
-    n = lt_creation_number(1, 1599, 5, last); /* tick 600, the same as the last */
+    n = lt_creation_number(1, lt_order_base_ticks + 600, 5, last); /* tick 601: above it already */
     CHECK_EQ_INT(TICK(n), 601);
-    n = lt_creation_number(1, 1600, 5, last); /* tick 601: above it already */
-    CHECK_EQ_INT(TICK(n), 601);
-    CHECK(n > last);
 
-    /* Below the last mark, whose low bits are all ones: above it, in this
-     * shard's low bits. */
-    uint64_t mark = (700u << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
+    /* Below the last mark, whose low bits are all ones: read again, above
+     * it, in this shard's low bits. */
+    uint64_t mark = NUMBER(700, LT_SHARD_COUNT - 1);
     atomic_store(&lt_order_floor, mark);
-    n = lt_creation_number(1, 1650, 3, last);
-    CHECK(n > mark);
-    CHECK_EQ_INT(TICK(n), 701);
+    n = lt_creation_number(1, lt_order_base_ticks + 650, 3, last);
+    CHECK(n > mark && TICK(n) >= now);
     CHECK_EQ_INT(SHARD(n), 3);
-    n = lt_creation_number(1, 1800, 3, last); /* tick 801: past the mark */
+    n = lt_creation_number(1, lt_order_base_ticks + 800, 3, last); /* tick 801: past the mark */
     CHECK_EQ_INT(TICK(n), 801);
+
+    /* A clock that even read again is not past the last number (the last
+     * came from a core ahead): the next tick. */
+    uint64_t ahead = NUMBER(now + 1000000000000ull, 9);
+    n = lt_creation_number(1, lt_order_base_ticks + 650, 9, ahead);
+    CHECK_EQ_INT(n, ahead + LT_SHARD_COUNT);
 
     /* A reading below the base counts as the base. */
     atomic_store(&lt_order_floor, 0);
     n = lt_creation_number(1, 10, 7, 0);
     CHECK_EQ_INT(TICK(n), 1);
     CHECK_EQ_INT(SHARD(n), 7);
-    CHECK(n != 0);
 
     /* Shards never share a number within a tick. */
-    CHECK(lt_creation_number(1, 2000, 0, 0) != lt_creation_number(1, 2000, 1, 0));
+    CHECK(lt_creation_number(1, start, 0, 0) != lt_creation_number(1, start, 1, 0));
 
     /* The counter: 1, 2, 3 ..., whatever the clock says. */
     CHECK_EQ_INT(lt_creation_number(0, 5000, 9, 0), 1);
