@@ -81,3 +81,12 @@ uint64_t lt_creation_number_now(void)
         ;
     return now > floor ? now : floor;
 }
+
+uint64_t lt_creation_number_bound(void)
+{
+    if (lt_creation_order() != LT_ORDER_BY_CLOCK)
+        return atomic_load_explicit(&lt_order_next, memory_order_relaxed) - 1;
+    uint64_t now = (lt_order_ticks(lt_ticks_in_order()) << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
+    uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
+    return now > floor ? now : floor;
+}

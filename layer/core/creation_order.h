@@ -22,11 +22,13 @@
  * less than a cache-line transfer apart (~100 ns) may be numbered either
  * way round, as their creation times may. Marks are exact all the same: a
  * mark reads the clock behind a fence and publishes its number as a floor
- * that every create reads (a line written only by marks); a create whose
- * reading is not above the floor, or not above its shard's last number,
- * reads the clock again, in order, under the shard's lock. So no number
- * is ahead of the moment it was linked, and a mark's reading is above
- * every number given out before it.
+ * that every create reads (a line no create writes; marks do:
+ * livetrack_mark, misuse records, and the Level Zero hook before each
+ * destroy it wraps); a create whose reading is not above the floor, its
+ * shard's last number or its parents' numbers reads the clock again, in
+ * order, under the shard's lock. So no number is ahead of the moment it
+ * was linked, a child's is above its parents', and a mark's reading is
+ * above every number given out before it.
  *
  * Numbers are not consecutive in clock mode; the created count is kept per
  * shard in either mode.
@@ -81,41 +83,63 @@ static inline uint64_t lt_order_ticks(uint64_t ticks)
     return (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
 }
 
-/* The creation's reading is not above `above` (the tick of the shard's last
- * number or of the last mark): it was taken before another create took
- * the shard's lock, or before the load that ordered it after a mark
- * completed. Read again, in order, under the lock: by now the clock has
- * passed both (a lock hand-over or a mark-to-create chain takes many
- * ticks). Only where it has not (cores whose counters disagree) is the
- * number made up: the next tick. Out of line: rare. */
-static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t above)
+/* The creation's reading is not above `above` (the tick of the shard's
+ * last number, of the last mark, or of a parent): it was taken before
+ * another create took the shard's lock, before the load that ordered it
+ * after a mark completed, or before the parent was made. Read again, in
+ * order, under the lock: by now the clock has passed them all (a lock
+ * hand-over or a chain from a mark or a parent's create to this one
+ * takes many ticks), and that reading is also the creation time. Only
+ * where it has not (cores whose counters disagree) is the number made up:
+ * the next tick. Out of line: rare. */
+static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t above, uint64_t *ticks)
 {
-    uint64_t now = lt_order_ticks(lt_ticks_in_order());
-    return now > above ? now : above + 1;
+    uint64_t again = lt_ticks_in_order();
+    uint64_t now = lt_order_ticks(again);
+    if (now <= above)
+        return above + 1;
+    *ticks = again;
+    return now;
 }
 
-/* The number for an object created at `ticks` (lt_ticks, read without a
+/* The number for an object created at `*ticks` (lt_ticks, read without a
  * fence) and linked now into shard `shard_index`, whose last number was
- * `last`; `by_clock` is lt_creation_order() == LT_ORDER_BY_CLOCK. The
- * caller holds that shard's lock and keeps the answer as the shard's
- * last. In clock mode a number's tick is never past the moment it was
- * linked (but where cores disagree): what lets a mark be exact with one
- * reading of the clock. */
-static inline uint64_t lt_creation_number(int by_clock, uint64_t ticks, unsigned shard_index, uint64_t last)
+ * `last`, holding `parents` (NULL where none); `by_clock` is
+ * lt_creation_order() == LT_ORDER_BY_CLOCK. The caller holds that shard's
+ * lock and keeps the answer as the shard's last, and *ticks (read again
+ * when it was behind) as the creation time. In clock mode a number is
+ * above its parents' and never past the moment it was linked (but where
+ * cores disagree): what lets a mark be exact with one reading of the
+ * clock. */
+static inline uint64_t lt_creation_number(int by_clock, uint64_t *ticks, unsigned shard_index, uint64_t last,
+                                          lt_node *const parents[2])
 {
     if (!by_clock)
         return atomic_fetch_add_explicit(&lt_order_next, 1, memory_order_relaxed);
-    uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
-    uint64_t above = (last > floor ? last : floor) >> LT_SHARD_BITS;
-    uint64_t tick = lt_order_ticks(ticks);
-    if (__builtin_expect(tick <= above, 0))
-        tick = lt_order_ticks_again(above);
+    uint64_t above = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
+    if (above < last)
+        above = last;
+    for (int i = 0; i < 2; i++) {
+        /* held, so linked with its number long since */
+        uint64_t parent = parents[i] ? atomic_load_explicit(&parents[i]->seq, memory_order_relaxed) : 0;
+        if (above < parent)
+            above = parent;
+    }
+    uint64_t tick = lt_order_ticks(*ticks);
+    if (__builtin_expect(tick <= above >> LT_SHARD_BITS, 0))
+        tick = lt_order_ticks_again(above >> LT_SHARD_BITS, ticks);
     return (tick << LT_SHARD_BITS) | shard_index;
 }
 
 /* A number at or above every one given out before this call (in the
  * program's order) and below every one given out after it: livetrack_mark,
- * and the place of a misuse record among creations. */
+ * and the place of a misuse record among creations. In clock mode it
+ * writes the floor every create reads. */
 uint64_t lt_creation_number_now(void);
+
+/* The highest number given out so far, as far as this thread can tell,
+ * without making later ones higher (nothing written): to tell a number
+ * livetrack never gave. */
+uint64_t lt_creation_number_bound(void);
 
 #endif

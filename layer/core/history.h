@@ -40,7 +40,7 @@ void lt_peak_unlock(void);
 /* ---- misuse events (misuse.c) ---- */
 #define LT_MISUSE_KEPT 1024u /* the first this many are kept for reports */
 typedef struct lt_misuse_record {
-    uint64_t seq;          /* objects created before it (lt_created_count) */
+    uint64_t seq;          /* its place among creation numbers (lt_creation_number_now) */
     uint64_t timeline_row; /* its row in the CSV timeline (the row's seq); 0: no timeline */
     uint64_t time_ns;
     uint8_t domain;

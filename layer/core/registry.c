@@ -502,14 +502,15 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     node->owner = owner;
     node->parents[0] = parents[0];
     node->parents[1] = parents[1];
-    node->ticks = ticks;
     node->stack = stack;
     node->release_stack = 0;
     /* Taken under the lock so each shard's age list is in seq order,
      * which lets snapshots merge shards instead of sorting. */
-    uint64_t seq = lt_creation_number(by_clock, ticks, (unsigned)(hash >> (64 - LT_SHARD_BITS)), shard->last_seq);
+    uint64_t seq = lt_creation_number(by_clock, &ticks, (unsigned)(hash >> (64 - LT_SHARD_BITS)), shard->last_seq,
+                                      parents);
+    node->ticks = ticks;
     atomic_store_explicit(&node->seq, seq, memory_order_relaxed);
-    /* atomic store: a mark reads every shard's last number without the lock */
+    /* atomic store: the peak reads it (mark_shard) */
     __atomic_store_n(&shard->last_seq, seq, __ATOMIC_RELAXED);
     /* atomic store: lt_created_count() sums the shards without their locks */
     __atomic_store_n(&shard->created, shard->created + 1, __ATOMIC_RELAXED);
@@ -642,7 +643,7 @@ livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrac
 
 static int valid_object_to_restore(const livetrack_object *before, uint32_t refs_taken)
 {
-    return before && before->handle && before->seq && before->seq <= lt_creation_number_now() && refs_taken &&
+    return before && before->handle && before->seq && before->seq <= lt_creation_number_bound() && refs_taken &&
            valid_domain(before->domain) && before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
 }
 

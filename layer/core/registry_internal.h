@@ -35,9 +35,8 @@
  * the cached one, all read with atomic loads.
  *
  * A shard's last_seq (the newest creation number linked there) and its
- * created count are written under its lock with atomic stores: marks read
- * every shard's last_seq, and the created count is summed, without the
- * locks (creation_order.h).
+ * created count are written under its lock with atomic stores: the
+ * created count is summed without the locks.
  *
  * The hot path never holds two shard locks at once. Only snapshots take all
  * of them, always in index order.

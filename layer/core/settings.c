@@ -65,8 +65,8 @@ static const setting setting_table[] = {
      0, 0},
     {"LIVETRACK_CREATION_ORDER", SETTING_CHOICE, "auto", "auto|counter|clock", offsetof(lt_settings, creation_order),
      "how creation numbers (seq) are made: counter: 1, 2, 3 ... from one counter every create writes; clock: from the "
-     "time-stamp counter, which threads read without sharing a line; auto: clock where the CPU's counter is "
-     "invariant and Linux's clocksource is tsc (x86-64)",
+     "time-stamp counter, so creates write no shared line; auto: clock where the CPU's counter is invariant and "
+     "Linux's clocksource is tsc (x86-64)",
      0, 0},
 };
 

@@ -4,10 +4,11 @@
  * below the shard's last number (two creates that read the clock in one
  * order and took the shard's lock in the other), below the last mark (a
  * create that read the clock before the load that ordered it after the
- * mark completed), below the base (a core behind), a clock that has not
- * passed the last number even when read again (cores that disagree), and
- * the counter. The header's state is defined here: the test runs the
- * inline function alone, not liblivetrack's copy of that state.
+ * mark completed), below a parent's (made while the create ran), below
+ * the base (a core behind), a clock that has not passed the last number
+ * even when read again (cores that disagree), and the counter. The
+ * header's state is defined here: the test runs the inline function
+ * alone, not liblivetrack's copy of that state.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -25,54 +26,79 @@ int lt_choose_creation_order(void) { return LT_ORDER_BY_CLOCK; }
 #define TICK(n) ((uint64_t)(n) >> LT_SHARD_BITS)
 #define NUMBER(tick, shard) (((uint64_t)(tick) << LT_SHARD_BITS) | (shard))
 
+static uint64_t read_ticks; /* the creation time the last number() left */
+
+/* lt_creation_number for a create that read `ticks`, holding a parent
+ * numbered `parent_seq` (0: none). */
+static uint64_t number(int by_clock, uint64_t ticks, unsigned shard, uint64_t last, uint64_t parent_seq)
+{
+    lt_node parent = {0};
+    atomic_store(&parent.seq, parent_seq);
+    lt_node *const parents[2] = {parent_seq ? &parent : NULL, NULL};
+    read_ticks = ticks;
+    return lt_creation_number(by_clock, &read_ticks, shard, last, parents);
+}
+
 int main(void)
 {
     /* The base 10^10 ticks (seconds) back: readings are far above it. */
     uint64_t start = lt_ticks();
     lt_order_base_ticks = start - 10000000000ull;
     uint64_t now = lt_order_ticks(start);
+    uint64_t base = lt_order_base_ticks;
 
-    /* The reading alone: ticks since the base, plus one, above the shard. */
-    uint64_t n = lt_creation_number(1, lt_order_base_ticks + 500, 5, 0);
+    /* The reading alone: ticks since the base, plus one, above the shard;
+     * the creation time stays the reading. */
+    uint64_t n = number(1, base + 500, 5, 0, 0);
     CHECK_EQ_INT(TICK(n), 501);
     CHECK_EQ_INT(SHARD(n), 5);
+    CHECK_EQ_INT(read_ticks, base + 500);
 
     /* A reading at or below the shard's last number: the clock is read
-     * again, and is past it. */
+     * again, is past it, and is the creation time too. */
     uint64_t last = NUMBER(600, 5);
-    n = lt_creation_number(1, lt_order_base_ticks + 599, 5, last); /* tick 600, the same as the last */
+    n = number(1, base + 599, 5, last, 0); /* tick 600, the same as the last */
     CHECK(TICK(n) >= now);
     CHECK_EQ_INT(SHARD(n), 5);
-    n = lt_creation_number(1, lt_order_base_ticks + 600, 5, last); /* tick 601: above it already */
+    CHECK_EQ_INT(lt_order_ticks(read_ticks), TICK(n));
+    n = number(1, base + 600, 5, last, 0); /* tick 601: above it already */
     CHECK_EQ_INT(TICK(n), 601);
 
     /* Below the last mark, whose low bits are all ones: read again, above
      * it, in this shard's low bits. */
     uint64_t mark = NUMBER(700, LT_SHARD_COUNT - 1);
     atomic_store(&lt_order_floor, mark);
-    n = lt_creation_number(1, lt_order_base_ticks + 650, 3, last);
+    n = number(1, base + 650, 3, last, 0);
     CHECK(n > mark && TICK(n) >= now);
     CHECK_EQ_INT(SHARD(n), 3);
-    n = lt_creation_number(1, lt_order_base_ticks + 800, 3, last); /* tick 801: past the mark */
+    n = number(1, base + 800, 3, last, 0); /* tick 801: past the mark */
     CHECK_EQ_INT(TICK(n), 801);
+    atomic_store(&lt_order_floor, 0);
+
+    /* Below a parent's number (the parent was made while this create ran):
+     * read again, above it; a parent below the reading changes nothing. */
+    n = number(1, base + 650, 4, 0, NUMBER(900, 2));
+    CHECK(n > NUMBER(900, 2) && TICK(n) >= now);
+    n = number(1, base + 950, 4, 0, NUMBER(900, 2));
+    CHECK_EQ_INT(TICK(n), 951);
 
     /* A clock that even read again is not past the last number (the last
-     * came from a core ahead): the next tick. */
+     * came from a core ahead): the next tick, and the reading is kept. */
     uint64_t ahead = NUMBER(now + 1000000000000ull, 9);
-    n = lt_creation_number(1, lt_order_base_ticks + 650, 9, ahead);
+    n = number(1, base + 650, 9, ahead, 0);
     CHECK_EQ_INT(n, ahead + LT_SHARD_COUNT);
+    CHECK_EQ_INT(read_ticks, base + 650);
 
     /* A reading below the base counts as the base. */
-    atomic_store(&lt_order_floor, 0);
-    n = lt_creation_number(1, 10, 7, 0);
+    n = number(1, 10, 7, 0, 0);
     CHECK_EQ_INT(TICK(n), 1);
     CHECK_EQ_INT(SHARD(n), 7);
 
     /* Shards never share a number within a tick. */
-    CHECK(lt_creation_number(1, start, 0, 0) != lt_creation_number(1, start, 1, 0));
+    CHECK(number(1, start, 0, 0, 0) != number(1, start, 1, 0, 0));
 
-    /* The counter: 1, 2, 3 ..., whatever the clock says. */
-    CHECK_EQ_INT(lt_creation_number(0, 5000, 9, 0), 1);
-    CHECK_EQ_INT(lt_creation_number(0, 1, 9, 1000), 2);
+    /* The counter: 1, 2, 3 ..., whatever the clock, the last or a parent say. */
+    CHECK_EQ_INT(number(0, 5000, 9, 0, 0), 1);
+    CHECK_EQ_INT(number(0, 1, 9, 1000, NUMBER(5000, 1)), 2);
     return check_summary("test_creation_number");
 }

@@ -12,7 +12,10 @@
  *  4. across threads they follow the program's order: two threads that
  *     take turns (an atomic hand-over) get rising numbers in turn order,
  *     and a mark taken between two turns sits between them, for
- *     livetrack_mark, livetrack_snapshot_since and the misuse record.
+ *     livetrack_mark, livetrack_snapshot_since and the misuse record;
+ *  5. a child is numbered above the parent it holds, also when another
+ *     thread made that parent while the child's create was under way
+ *     (after it read the clock).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -256,6 +259,56 @@ static void test_turns(void)
             destroy(turn_handle(i));
 }
 
+/* One thread makes parent i as soon as the other says i; the other
+ * starts creating child i (naming parent i) at once, after a varying
+ * pause, so that parent i is often made while the child's create runs. */
+enum { FAMILIES = 20000 };
+static _Atomic int family_called;
+
+static uint64_t parent_handle(int i) { return 0x5100000000ull + (uint64_t)i * 0x40; }
+static uint64_t child_handle(int i) { return 0x5900000000ull + (uint64_t)i * 0x40; }
+
+static void *make_parents(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < FAMILIES; i++) {
+        while (atomic_load_explicit(&family_called, memory_order_acquire) != i + 1)
+            ;
+        create(parent_handle(i));
+    }
+    return NULL;
+}
+
+static void test_children_after_parents(void)
+{
+    pthread_t maker;
+    CHECK_EQ_INT(pthread_create(&maker, NULL, make_parents, NULL), 0);
+    size_t holding = 0, after = 0;
+    for (int i = 0; i < FAMILIES; i++) {
+        atomic_store_explicit(&family_called, i + 1, memory_order_release);
+        for (volatile int pause = 0; pause < (i % 64) * 4; pause++)
+            ;
+        livetrack_new_object child = {.domain = LIVETRACK_DOMAIN_USER, .type = T_OBJ, .handle = child_handle(i),
+                                      .parent = parent_handle(i), .call = "mkchild"};
+        livetrack_create(&child);
+        livetrack_object made, parent;
+        while (livetrack_lookup(LIVETRACK_DOMAIN_USER, parent_handle(i), &parent) != LIVETRACK_OK)
+            ;
+        /* Only a child that found its parent live holds it. */
+        if (livetrack_lookup(LIVETRACK_DOMAIN_USER, child_handle(i), &made) == LIVETRACK_OK && parent.holders) {
+            holding++;
+            after += made.seq > parent.seq;
+        }
+    }
+    pthread_join(maker, NULL);
+    CHECK(holding > FAMILIES / 100); /* enough children met their parent live */
+    CHECK_EQ_INT(after, holding);
+    for (int i = 0; i < FAMILIES; i++) {
+        destroy(child_handle(i));
+        destroy(parent_handle(i));
+    }
+}
+
 int main(void)
 {
     const char *order = getenv("LIVETRACK_CREATION_ORDER");
@@ -265,6 +318,7 @@ int main(void)
     test_one_thread();
     test_threads_at_once();
     test_turns();
+    test_children_after_parents();
     livetrack_stats stats;
     livetrack_get_stats(&stats);
     CHECK_EQ_INT(stats.live_objects, 0);
