@@ -404,7 +404,7 @@ static void usage(int status)
             "  --samples N    timed samples per throughput figure, median reported (default 5)\n"
             "  --ops N        registry calls per sample, all threads together (default 4e6)\n"
             "  --threads LIST thread counts, comma-separated (default 1,2,4,8, then on in powers\n"
-            "                 of two up to the CPUs online)\n"
+            "                 of two up to the CPUs this process may use)\n"
             "  --live LIST    live-set sizes for the 1-thread figure (default 1000,100000,1000000)\n"
             "  --sites N      distinct call sites for bytes per site (default 4096)\n"
             "  --cycles N     create/release cycles for the RSS growth (default 1e6)\n"
@@ -432,11 +432,12 @@ static size_t parse_list(const char *option, const char *text, long *out, long m
     return count;
 }
 
-/* 1, 2, 4, 8, and on up to the CPUs online: on a 16-core host the
- * figure that matters is 16 threads. */
+/* 1, 2, 4, 8, and on up to the CPUs this process may run on: on a
+ * 16-core host the figure that matters is 16 threads. */
 static void default_thread_counts(void)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t usable;
+    long cpus = sched_getaffinity(0, sizeof usable, &usable) == 0 ? CPU_COUNT(&usable) : sysconf(_SC_NPROCESSORS_ONLN);
     opt.thread_count = 0;
     for (long threads = 1; threads <= MAX_THREADS && (threads <= 8 || threads <= cpus); threads *= 2)
         opt.threads[opt.thread_count++] = threads;

@@ -40,6 +40,11 @@ static int kernel_trusts_tsc(void)
 }
 #endif
 
+/* Before any create: liblivetrack's constructors run before those of the
+ * front ends and programs that link it, and the mode is chosen only at
+ * the first create or mark, after some threads may have read the clock. */
+__attribute__((constructor)) static void take_base(void) { lt_order_base_ticks = lt_ticks(); }
+
 static pthread_once_t chosen = PTHREAD_ONCE_INIT;
 
 static void choose(void)
@@ -47,15 +52,13 @@ static void choose(void)
     lt_order_choice choice = (lt_order_choice)lt_get_settings()->creation_order;
     int mode = LT_ORDER_BY_COUNTER;
 #if defined(__x86_64__)
-    if (choice == LT_ORDER_CHOICE_CLOCK || (choice == LT_ORDER_CHOICE_AUTO && tsc_invariant() && kernel_trusts_tsc())) {
-        lt_order_base_ticks = lt_ticks_in_order();
+    if (choice == LT_ORDER_CHOICE_CLOCK || (choice == LT_ORDER_CHOICE_AUTO && tsc_invariant() && kernel_trusts_tsc()))
         mode = LT_ORDER_BY_CLOCK;
-    }
 #else
     if (choice == LT_ORDER_CHOICE_CLOCK)
         lt_diag("LIVETRACK_CREATION_ORDER=clock needs x86-64's time-stamp counter; counting creations instead\n");
 #endif
-    /* Release: a thread that reads the mode without the once sees the base. */
+    /* Creates read it without the once. */
     atomic_store_explicit(&lt_order_mode, mode, memory_order_release);
 }
 
@@ -79,14 +82,5 @@ uint64_t lt_creation_number_now(void)
     while (floor < now &&
            !atomic_compare_exchange_weak_explicit(&lt_order_floor, &floor, now, memory_order_release, memory_order_relaxed))
         ;
-    return now > floor ? now : floor;
-}
-
-uint64_t lt_creation_number_bound(void)
-{
-    if (lt_creation_order() != LT_ORDER_BY_CLOCK)
-        return atomic_load_explicit(&lt_order_next, memory_order_relaxed) - 1;
-    uint64_t now = (lt_order_ticks(lt_ticks_in_order()) << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
-    uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
     return now > floor ? now : floor;
 }

@@ -45,7 +45,8 @@
 /* LT_ORDER_UNDECIDED until the first create or mark asks, then fixed. */
 enum { LT_ORDER_UNDECIDED, LT_ORDER_BY_COUNTER, LT_ORDER_BY_CLOCK };
 extern _Atomic int lt_order_mode;
-/* Ticks when the mode was chosen: clock-mode numbers count from there. */
+/* Ticks when liblivetrack was loaded, before any create could read the
+ * clock: clock-mode numbers count from there. */
 extern uint64_t lt_order_base_ticks;
 /* Counter mode: the next number to give out. */
 extern _Atomic uint64_t lt_order_next;
@@ -84,9 +85,10 @@ static inline uint64_t lt_order_ticks(uint64_t ticks)
 }
 
 /* The creation's reading is not above `above` (the tick of the shard's
- * last number, of the last mark, or of a parent): it was taken before
- * another create took the shard's lock, before the load that ordered it
- * after a mark completed, or before the parent was made. Read again, in
+ * last number, of the last mark, or of a parent; at least 1): it was
+ * taken before another create took the shard's lock, before the load that
+ * ordered it after a mark completed, before the parent was made, or on a
+ * core whose counter is behind the base. Read again, in
  * order, under the lock: by now the clock has passed them all (a lock
  * hand-over or a chain from a mark or a parent's create to this one
  * takes many ticks), and that reading is also the creation time. Only
@@ -125,9 +127,11 @@ static inline uint64_t lt_creation_number(int by_clock, uint64_t *ticks, unsigne
         if (above < parent)
             above = parent;
     }
+    /* Tick 1 is a reading at or below the base: a core behind. */
+    uint64_t above_tick = above >> LT_SHARD_BITS ? above >> LT_SHARD_BITS : 1;
     uint64_t tick = lt_order_ticks(*ticks);
-    if (__builtin_expect(tick <= above >> LT_SHARD_BITS, 0))
-        tick = lt_order_ticks_again(above >> LT_SHARD_BITS, ticks);
+    if (__builtin_expect(tick <= above_tick, 0))
+        tick = lt_order_ticks_again(above_tick, ticks);
     return (tick << LT_SHARD_BITS) | shard_index;
 }
 
@@ -137,9 +141,15 @@ static inline uint64_t lt_creation_number(int by_clock, uint64_t *ticks, unsigne
  * writes the floor every create reads. */
 uint64_t lt_creation_number_now(void);
 
-/* The highest number given out so far, as far as this thread can tell,
- * without making later ones higher (nothing written): to tell a number
- * livetrack never gave. */
-uint64_t lt_creation_number_bound(void);
+/* Whether shard `shard_index`, whose last number is `last`, can have given
+ * out `seq` (livetrack_restore's check of a number it is handed; a
+ * number from the same shard that is another object's passes). */
+static inline int lt_creation_number_given(uint64_t seq, unsigned shard_index, uint64_t last)
+{
+    if (seq > last)
+        return 0;
+    return atomic_load_explicit(&lt_order_mode, memory_order_relaxed) != LT_ORDER_BY_CLOCK ||
+           (seq & (LT_SHARD_COUNT - 1)) == shard_index;
+}
 
 #endif

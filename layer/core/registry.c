@@ -643,8 +643,7 @@ livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrac
 
 static int valid_object_to_restore(const livetrack_object *before, uint32_t refs_taken)
 {
-    return before && before->handle && before->seq && before->seq <= lt_creation_number_bound() && refs_taken &&
-           valid_domain(before->domain) && before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
+    return before && before->handle && before->seq && refs_taken && valid_domain(before->domain) && before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
 }
 
 /* A hold on each parent: the caller's keepers (the very objects; NULL:
@@ -654,6 +653,12 @@ static void hold_parents_again(const livetrack_object *before, livetrack_keeper 
     for (int i = 0; i < 2; i++) {
         if (!keepers) {
             held[i] = hold_parent(before->domain, before->parents[i], 0, NULL);
+            /* made after the object: its handle names another parent now */
+            if (held[i] && atomic_load_explicit(&held[i]->seq, memory_order_relaxed) > before->seq) {
+                lt_peak_before_death();
+                drop_hold(held[i], NULL);
+                held[i] = NULL;
+            }
             continue;
         }
         held[i] = (lt_node *)keepers[i];
@@ -676,8 +681,10 @@ livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs
     int linked_again = 0;
 
     lt_spin_lock(&shard->lock);
-    lt_node *node;
-    for (;;) {
+    lt_node *node = NULL;
+    /* A number this shard never gave would put its age list out of order. */
+    int given_here = lt_creation_number_given(before->seq, (unsigned)(hash >> (64 - LT_SHARD_BITS)), shard->last_seq);
+    while (given_here) {
         node = find_linked(shard, hash, domain, before->handle);
         uint64_t counts = node ? atomic_load_explicit(&node->counts, memory_order_acquire) : 0;
         /* Still there (its children kept it, or references are left):
@@ -696,7 +703,9 @@ livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs
         sched_yield();
         lt_spin_lock(&shard->lock);
     }
-    if (node) {
+    if (!given_here) {
+        status = LIVETRACK_BAD_ARGUMENT;
+    } else if (node) {
         if (atomic_load_explicit(&node->seq, memory_order_relaxed) != before->seq)
             status = LIVETRACK_REPLACED;
     } else if (!buckets_ready(shard) || !(node = take_node(shard))) {

@@ -438,10 +438,12 @@ static void restore(int o, const livetrack_object *before, uint32_t refs_taken, 
         return;
     }
     /* Back in its place: the parents kept, else what their handles name
-     * before it is linked (a parent at its own handle, the object it
-     * replaced, died with it: nothing). */
+     * before it is linked, unless made after it (a parent at its own
+     * handle, the object it replaced, died with it: nothing). */
     for (int k = 0; k < 2; k++) {
         int p = keepers ? kept[k] : linked_at(m->domain, before->parents[k]);
+        if (!keepers && p >= 0 && objs[p].seq > m->seq)
+            p = -1;
         m->parents[k] = p;
         if (p >= 0)
             objs[p].holders++;
