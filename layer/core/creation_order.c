@@ -80,7 +80,8 @@ uint64_t lt_creation_number_now(void)
      * sees it also sees what this thread did before. */
     uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);
     while (floor < now &&
-           !atomic_compare_exchange_weak_explicit(&lt_order_floor, &floor, now, memory_order_release, memory_order_relaxed))
+           !atomic_compare_exchange_weak_explicit(&lt_order_floor, &floor, now, memory_order_release,
+                                                  memory_order_relaxed))
         ;
     return now > floor ? now : floor;
 }

@@ -643,7 +643,8 @@ livetrack_status livetrack_keep_parents(const livetrack_object *object, livetrac
 
 static int valid_object_to_restore(const livetrack_object *before, uint32_t refs_taken)
 {
-    return before && before->handle && before->seq && refs_taken && valid_domain(before->domain) && before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
+    return before && before->handle && before->seq && refs_taken && valid_domain(before->domain) &&
+           before->type < LIVETRACK_MAX_TYPES && before->stack <= lt_stack_count();
 }
 
 /* A hold on each parent: the caller's keepers (the very objects; NULL:

@@ -39,7 +39,8 @@ static uint64_t create(uint64_t handle)
 {
     livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = T_OBJ, .handle = handle, .call = "mk"};
     livetrack_object made = {0};
-    if (livetrack_create(&object) != LIVETRACK_OK || livetrack_lookup(LIVETRACK_DOMAIN_USER, handle, &made) != LIVETRACK_OK)
+    if (livetrack_create(&object) != LIVETRACK_OK ||
+        livetrack_lookup(LIVETRACK_DOMAIN_USER, handle, &made) != LIVETRACK_OK)
         return 0;
     return made.seq;
 }
