@@ -355,17 +355,6 @@ static void copy_set(int only_higher)
     lt_registry_unlock_all();
 }
 
-/* Bring the set from the moment it was made to now by what changed since
- * (see the top of the file). Returns 0, leaving the set as it was, when a
- * shard's graveyard no longer holds every death since. The caller holds
- * `lock`.
- *
- * Only the shards that changed are locked, in index order, all of them
- * at once. In one thread that is the moment of the call. With several, a
- * shard found unchanged may change before the others are locked: a look
- * at all again would cost as much as the first, for what the set's totals
- * already tell (they then differ from the key, unless another thread's
- * creates and releases cancel out, and the set is marked approximate). */
 /* One more object of `size` bytes at its site in the set being brought
  * up to date, and in its totals; 0 when the table could not grow. */
 static int add_to_set(livetrack_stack_id stack, uint8_t domain, uint8_t type, uint64_t size, uint64_t *objects,
@@ -381,6 +370,17 @@ static int add_to_set(livetrack_stack_id stack, uint8_t domain, uint8_t type, ui
     return 1;
 }
 
+/* Bring the set from the moment it was made to now by what changed since
+ * (see the top of the file). Returns 0, leaving the set as it was, when a
+ * shard's graveyard no longer holds every death since, or its ring every
+ * object put back since. The caller holds `lock`.
+ *
+ * Only the shards that changed are locked, in index order, all of them
+ * at once. In one thread that is the moment of the call. With several, a
+ * shard found unchanged may change before the others are locked: a look
+ * at all again would cost as much as the first, for what the set's totals
+ * already tell (they then differ from the key, unless another thread's
+ * creates and releases cancel out, and the set is marked approximate). */
 static int update_set(void)
 {
     if (!set_table)
