@@ -121,24 +121,35 @@ static void give_node(lt_shard *shard, lt_node *node)
 
 /* ---- linking ---------------------------------------------------------- */
 
-static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
+/* Link `node` into its bucket and into the age list between `older` and
+ * `newer` (NULL: the list's end). */
+static inline void link_between(lt_shard *shard, uint64_t hash, lt_node *node, lt_node *older, lt_node *newer)
 {
     lt_node **bucket = bucket_of(shard, hash);
     node->chain = *bucket;
     *bucket = node;
-    node->older = shard->newest;
-    node->newer = NULL;
-    if (shard->newest)
-        shard->newest->newer = node;
+    node->older = older;
+    node->newer = newer;
+    if (newer)
+        newer->older = node;
+    else
+        shard->newest = node;
+    if (older)
+        older->newer = node;
     else
         shard->oldest = node;
-    shard->newest = node;
     /* atomic store: pin_cached() reads `linked` without the lock */
     __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
     /* Atomic stores (plain moves on x86): the counters are read without
      * the lock by snapshots and the peak and timeline totals. */
     __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live_bytes, shard->live_bytes + node->bytes, __ATOMIC_RELAXED);
+}
+
+/* A new object is the shard's newest. */
+static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
+{
+    link_between(shard, hash, node, shard->newest, NULL);
 }
 
 /* An object becoming live or dying, as the process's live totals (and the
@@ -506,8 +517,7 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     node->release_stack = 0;
     /* Taken under the lock so each shard's age list is in seq order,
      * which lets snapshots merge shards instead of sorting. */
-    uint64_t seq = lt_creation_number(by_clock, &ticks, (unsigned)(hash >> (64 - LT_SHARD_BITS)), shard->last_seq,
-                                      parents);
+    uint64_t seq = lt_creation_number(by_clock, &ticks, lt_shard_index(hash), shard->last_seq, parents);
     node->ticks = ticks;
     atomic_store_explicit(&node->seq, seq, memory_order_relaxed);
     /* atomic store: the peak reads it (mark_shard) */
@@ -577,9 +587,6 @@ livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
  * before it (few, for one that lives long). */
 static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node)
 {
-    lt_node **bucket = bucket_of(shard, hash);
-    node->chain = *bucket;
-    *bucket = node;
     uint64_t seq = atomic_load_explicit(&node->seq, memory_order_relaxed);
     lt_node *newer = NULL, *older = shard->newest;
     uint64_t newest_seq = older ? atomic_load_explicit(&older->seq, memory_order_relaxed) : 0;
@@ -597,19 +604,7 @@ static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node
             older = older->older;
         }
     }
-    node->newer = newer;
-    node->older = older;
-    if (newer)
-        newer->older = node;
-    else
-        shard->newest = node;
-    if (older)
-        older->newer = node;
-    else
-        shard->oldest = node;
-    __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&shard->live_bytes, shard->live_bytes + node->bytes, __ATOMIC_RELAXED);
+    link_between(shard, hash, node, older, newer);
     shard->restored[shard->restores % LT_RESTORED] =
         (lt_released){node->domain, node->type, node->handle, seq, node->stack, 0, node->bytes};
     /* atomic store: the peak reads it without the lock to see which shards changed */
@@ -684,7 +679,7 @@ livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs
     lt_spin_lock(&shard->lock);
     lt_node *node = NULL;
     /* A number this shard never gave would put its age list out of order. */
-    int given_here = lt_creation_number_given(before->seq, (unsigned)(hash >> (64 - LT_SHARD_BITS)), shard->last_seq);
+    int given_here = lt_creation_number_given(before->seq, lt_shard_index(hash), shard->last_seq);
     while (given_here) {
         node = find_linked(shard, hash, domain, before->handle);
         uint64_t counts = node ? atomic_load_explicit(&node->counts, memory_order_acquire) : 0;

@@ -113,7 +113,8 @@ typedef struct lt_shard {
 extern lt_shard lt_shards[LT_SHARD_COUNT];
 
 uint64_t lt_hash(unsigned domain, uint64_t handle);
-static inline lt_shard *lt_shard_of(uint64_t hash) { return &lt_shards[hash >> (64 - LT_SHARD_BITS)]; }
+static inline unsigned lt_shard_index(uint64_t hash) { return (unsigned)(hash >> (64 - LT_SHARD_BITS)); }
+static inline lt_shard *lt_shard_of(uint64_t hash) { return &lt_shards[lt_shard_index(hash)]; }
 
 /* Fill a public description of a linked node. Caller holds its shard lock. */
 void lt_describe_node(const lt_node *node, livetrack_object *out);
