@@ -88,6 +88,9 @@ void cli_unknown(const cli_parser *parser) __attribute__((noreturn));
 
 /* Strict number parsing for option values: cli_fail() on anything else. */
 long cli_parse_long(const char *option, const char *text, long min, long max);
+/* An option value that must be one of `choices` (NULL-terminated):
+ * cli_fail() ("--by wants site, type or api, not 'x'") on anything else. */
+void cli_check_choice(const char *option, const char *text, const char *const choices[]);
 
 /* ---- output ---- */
 /* Opens `path` for writing ("-": stdout); cli_fail() when it cannot. */

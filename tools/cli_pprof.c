@@ -305,8 +305,7 @@ int cli_pprof(int argc, char **argv)
         } else if (cli_value(&parser, "output", 'o', &output)) {
             continue;
         } else if (cli_value(&parser, "set", 0, &set)) {
-            if (strcmp(set, "leak") && strcmp(set, "peak"))
-                cli_fail("--set wants leak or peak, not '%s'", set);
+            cli_check_choice("--set", set, (const char *const[]){"leak", "peak", NULL});
         } else if (cli_double_dash(&parser)) {
             continue;
         } else if (!path && cli_positional(&parser, &path)) {

@@ -310,8 +310,7 @@ int cli_report(int argc, char **argv)
             usage();
             return CLI_EXIT_OK;
         } else if (cli_value(&parser, "by", 0, &by)) {
-            if (strcmp(by, "site") && strcmp(by, "type") && strcmp(by, "api"))
-                cli_fail("--by wants site, type or api, not '%s'", by);
+            cli_check_choice("--by", by, (const char *const[]){"site", "type", "api", NULL});
         } else if (cli_value(&parser, "top", 0, &value)) {
             top = cli_parse_long("--top", value, 0, 1000000000L);
         } else if (cli_flag(&parser, "peak", 0)) {

@@ -461,13 +461,11 @@ int cli_run(int argc, char **argv)
         } else if (cli_value(&parser, "stack-depth", 0, &stack_depth)) {
             cli_parse_long("--stack-depth", stack_depth, 0, 64);
         } else if (cli_value(&parser, "creation-order", 0, &creation_order)) {
-            if (strcmp(creation_order, "auto") && strcmp(creation_order, "counter") && strcmp(creation_order, "clock"))
-                cli_fail("--creation-order wants auto, counter or clock, not '%s'", creation_order);
+            cli_check_choice("--creation-order", creation_order, (const char *const[]){"auto", "counter", "clock", NULL});
         } else if (cli_value(&parser, "max-diagnostics", 0, &max_diagnostics)) {
             cli_parse_long("--max-diagnostics", max_diagnostics, -1, LONG_MAX);
         } else if (cli_value(&parser, "report", 0, &report)) {
-            if (strcmp(report, "auto") && strcmp(report, "always") && strcmp(report, "off"))
-                cli_fail("--report wants auto, always or off, not '%s'", report);
+            cli_check_choice("--report", report, (const char *const[]){"auto", "always", "off", NULL});
         } else if (cli_optional_value(&parser, "fail-on-leak", &value)) {
             exit_code = value ? value : "1";
             cli_parse_long("--fail-on-leak", exit_code, 1, 255);

@@ -196,6 +196,22 @@ void cli_unknown(const cli_parser *parser)
     cli_fail("unexpected argument '%s' (see '%s --help')", arg, help_hint);
 }
 
+void cli_check_choice(const char *option, const char *text, const char *const choices[])
+{
+    size_t count = 0;
+    while (choices[count])
+        if (!strcmp(text, choices[count++]))
+            return;
+    char wanted[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < count && used < sizeof wanted; i++) {
+        const char *separator = i == 0 ? "" : i + 1 == count ? " or " : ", ";
+        int wrote = snprintf(wanted + used, sizeof wanted - used, "%s%s", separator, choices[i]);
+        used += wrote > 0 ? (size_t)wrote : 0;
+    }
+    cli_fail("%s wants %s, not '%s'", option, wanted, text);
+}
+
 long cli_parse_long(const char *option, const char *text, long min, long max)
 {
     char *end;
