@@ -437,7 +437,8 @@ static size_t parse_list(const char *option, const char *text, long *out, long m
 static void default_thread_counts(void)
 {
     cpu_set_t usable;
-    long cpus = sched_getaffinity(0, sizeof usable, &usable) == 0 ? CPU_COUNT(&usable) : sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = sched_getaffinity(0, sizeof usable, &usable) == 0 ? CPU_COUNT(&usable)
+                                                                  : sysconf(_SC_NPROCESSORS_ONLN);
     opt.thread_count = 0;
     for (long threads = 1; threads <= MAX_THREADS && (threads <= 8 || threads <= cpus); threads *= 2)
         opt.threads[opt.thread_count++] = threads;

@@ -461,7 +461,8 @@ int cli_run(int argc, char **argv)
         } else if (cli_value(&parser, "stack-depth", 0, &stack_depth)) {
             cli_parse_long("--stack-depth", stack_depth, 0, 64);
         } else if (cli_value(&parser, "creation-order", 0, &creation_order)) {
-            cli_check_choice("--creation-order", creation_order, (const char *const[]){"auto", "counter", "clock", NULL});
+            static const char *const orders[] = {"auto", "counter", "clock", NULL};
+            cli_check_choice("--creation-order", creation_order, orders);
         } else if (cli_value(&parser, "max-diagnostics", 0, &max_diagnostics)) {
             cli_parse_long("--max-diagnostics", max_diagnostics, -1, LONG_MAX);
         } else if (cli_value(&parser, "report", 0, &report)) {
