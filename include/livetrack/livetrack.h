@@ -221,13 +221,15 @@ LIVETRACK_API livetrack_status livetrack_keep_parents(const livetrack_object *ob
  * `parents`: the keepers livetrack_keep_parents gave before the release;
  * the object then holds those very objects again (a NULL one: no parent
  * there). NULL: each parent is looked up by its handle, and one not live,
- * or made after the object (the handle names another now), is left out. An object still in the registry (its children kept it, or
- * the release left references) gets back the references taken, however
- * many others took or gave meanwhile. Returns LIVETRACK_OK;
- * LIVETRACK_REPLACED, changing nothing, when another object has the
- * handle now (the driver gave it out again); LIVETRACK_BAD_ARGUMENT for a
- * `before` livetrack never described (no handle or creation number, a
- * creation number the handle's shard never gave out, refs_taken 0); LIVETRACK_NO_MEMORY when no node could be had. */
+ * or made after the object (the handle names another now), is left out.
+ * An object still in the registry (its children kept it, or the release
+ * left references) gets back the references taken, however many others
+ * took or gave meanwhile. Returns LIVETRACK_OK; LIVETRACK_REPLACED,
+ * changing nothing, when another object has the handle now (the driver
+ * gave it out again); LIVETRACK_BAD_ARGUMENT for a `before` livetrack
+ * never described (no handle or creation number, a creation number the
+ * handle's shard never gave out, refs_taken 0); LIVETRACK_NO_MEMORY when
+ * no node could be had. */
 LIVETRACK_API livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs_taken,
                                                  livetrack_keeper *const parents[2], const char *call);
 
