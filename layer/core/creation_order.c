@@ -72,10 +72,7 @@ uint64_t lt_creation_number_now(void)
 {
     if (lt_creation_order() != LT_ORDER_BY_CLOCK)
         return atomic_load_explicit(&lt_order_next, memory_order_relaxed) - 1;
-    /* Every shard's number for this tick, and none of the next tick's:
-     * numbers given out before were linked before this reading and are
-     * never ahead of their link (lt_creation_number). */
-    uint64_t now = (lt_order_ticks(lt_ticks_in_order()) << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
+    uint64_t now = lt_mark_number(lt_ticks_in_order());
     /* The floor every later create numbers above. Release: a create that
      * sees it also sees what this thread did before. */
     uint64_t floor = atomic_load_explicit(&lt_order_floor, memory_order_relaxed);

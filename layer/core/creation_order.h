@@ -32,6 +32,16 @@
  *
  * Numbers are not consecutive in clock mode; the created count is kept per
  * shard in either mode.
+ *
+ * A clock-mode number holds the ticks in its upper 58 bits, which a
+ * process fills after about 3.5 years at 2.6 GHz. Before that, at
+ * LT_ORDER_TICK_LIMIT ticks (half way), numbers stop following the clock:
+ * each create takes the tick after the highest number it must be above
+ * (its shard's last, the last mark's, its parents'), and a mark the
+ * highest number any shard gave out. Numbers stay unique, rise in each
+ * shard, above their parents' and exact around marks; only the order of
+ * creates in different shards between two marks is lost from there.
+ * Creation times still come from the clock.
  */
 #ifndef LIVETRACK_CREATION_ORDER_H
 #define LIVETRACK_CREATION_ORDER_H
@@ -53,6 +63,11 @@ extern _Atomic uint64_t lt_order_next;
 /* Clock mode: the highest mark (or misuse record) number given out; every
  * create numbers above it. */
 extern _Atomic uint64_t lt_order_floor;
+
+/* Clock mode: the most ticks since the base that a number follows the
+ * clock for (1.7 years at 2.6 GHz); the other 2^57 ticks that fit in a
+ * number are left for the numbers made up after it, one per create. */
+#define LT_ORDER_TICK_LIMIT ((uint64_t)1 << 57)
 
 /* Reads LIVETRACK_CREATION_ORDER (the first time) and answers the mode. */
 int lt_choose_creation_order(void);
@@ -78,10 +93,11 @@ static inline uint64_t lt_ticks_in_order(void) { return lt_ticks(); }
 
 /* Clock-mode ticks of a counter reading: since the base, +1 so that no
  * number is 0; a reading below the base (a core behind the one that chose
- * the mode) counts as the base. */
+ * the mode) counts as the base, and one past the limit as the limit. */
 static inline uint64_t lt_order_ticks(uint64_t ticks)
 {
-    return (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
+    uint64_t since = (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
+    return since < LT_ORDER_TICK_LIMIT ? since : LT_ORDER_TICK_LIMIT;
 }
 
 /* The creation's reading is not above `above` (the tick of the shard's
@@ -92,8 +108,8 @@ static inline uint64_t lt_order_ticks(uint64_t ticks)
  * order, under the lock: by now the clock has passed them all (a lock
  * hand-over or a chain from a mark or a parent's create to this one
  * takes many ticks), and that reading is also the creation time. Only
- * where it has not (cores whose counters disagree) is the number made up:
- * the next tick. Out of line: rare. */
+ * where it has not (cores whose counters disagree, or past the limit) is
+ * the number made up: the next tick. Out of line: rare. */
 static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t above, uint64_t *ticks)
 {
     uint64_t again = lt_ticks_in_order();
@@ -140,6 +156,24 @@ static inline uint64_t lt_creation_number(int by_clock, uint64_t *ticks, unsigne
  * and the place of a misuse record among creations. In clock mode it
  * writes the floor every create reads. */
 uint64_t lt_creation_number_now(void);
+
+/* lt_creation_number_now's clock-mode number for a reading taken in order
+ * (before the floor): every shard's number for that tick, and none of the
+ * next tick's, since numbers given out before were linked before the
+ * reading and are never ahead of their link (lt_creation_number). Past
+ * the limit numbers run ahead of the clock: the highest any shard gave
+ * out (a shard's last number is stored before its lock is let go, so a
+ * create that completed before this call is seen). */
+static inline uint64_t lt_mark_number(uint64_t ticks_in_order)
+{
+    uint64_t tick = lt_order_ticks(ticks_in_order);
+    if (__builtin_expect(tick == LT_ORDER_TICK_LIMIT, 0))
+        for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
+            uint64_t last = __atomic_load_n(&lt_shards[i].last_seq, __ATOMIC_RELAXED) >> LT_SHARD_BITS;
+            tick = last > tick ? last : tick;
+        }
+    return (tick << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
+}
 
 /* Whether shard `shard_index`, whose last number is `last`, can have given
  * out `seq` (livetrack_restore's check of a number it is handed; a

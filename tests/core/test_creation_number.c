@@ -7,7 +7,8 @@
  * mark completed), below a parent's (made while the create ran), below
  * the base (a core behind), a clock that has not passed the last number
  * even when read again (cores that disagree), the counter, and which
- * numbers a shard can have given out (what livetrack_restore accepts). The
+ * numbers a shard can have given out (what livetrack_restore accepts),
+ * and numbers and marks past the limit of ticks a number can follow. The
  * header's state is defined here: the test runs the inline function
  * alone, not liblivetrack's copy of that state.
  */
@@ -21,6 +22,7 @@ _Atomic int lt_order_mode;
 uint64_t lt_order_base_ticks;
 _Atomic uint64_t lt_order_next = 1;
 _Atomic uint64_t lt_order_floor;
+lt_shard lt_shards[LT_SHARD_COUNT];
 int lt_choose_creation_order(void) { return LT_ORDER_BY_CLOCK; }
 
 #define SHARD(n) ((uint64_t)(n) & (LT_SHARD_COUNT - 1))
@@ -112,5 +114,42 @@ int main(void)
     /* The counter: 1, 2, 3 ..., whatever the clock, the last or a parent say. */
     CHECK_EQ_INT(number(0, 5000, 9, 0, 0), 1);
     CHECK_EQ_INT(number(0, 1, 9, 1000, NUMBER(5000, 1)), 2);
+
+    /* Past the limit (a process 1.7 years old at 2.6 GHz). The base at 0:
+     * a reading is its own tick, minus one. */
+    atomic_store(&lt_order_mode, LT_ORDER_BY_CLOCK);
+    lt_order_base_ticks = 0;
+    const uint64_t limit = LT_ORDER_TICK_LIMIT;
+    n = number(1, limit - 2, 6, 0, 0);
+    CHECK_EQ_INT(TICK(n), limit - 1);
+    /* The reading past the limit counts as the limit ... */
+    uint64_t first = number(1, limit + 1000, 6, n, 0);
+    CHECK_EQ_INT(first, NUMBER(limit, 6));
+    /* ... and from there the shard's numbers are made up, one tick each,
+     * with the reading kept as the creation time. */
+    n = number(1, limit + 2000, 6, first, 0);
+    CHECK_EQ_INT(n, NUMBER(limit + 1, 6));
+    CHECK_EQ_INT(read_ticks, limit + 2000);
+    /* Where the ticks would no longer fit in a number (2^58, ~3.5 years):
+     * still above the last, not wrapped round to a small number. */
+    uint64_t later = number(1, ((uint64_t)1 << 58) + 100, 6, n, 0);
+    CHECK_EQ_INT(later, NUMBER(limit + 2, 6));
+    /* Another shard meets the limit on its own. */
+    uint64_t other = number(1, limit + 3000, 9, 0, 0);
+    CHECK_EQ_INT(other, NUMBER(limit, 9));
+
+    /* A mark: below the limit every shard's number for its tick, whatever
+     * the shards hold; past it, above the highest number any shard gave. */
+    lt_shards[6].last_seq = later;
+    lt_shards[9].last_seq = other;
+    CHECK_EQ_INT(lt_mark_number(699), NUMBER(700, LT_SHARD_COUNT - 1));
+    mark = lt_mark_number(limit + 5000);
+    CHECK_EQ_INT(mark, NUMBER(limit + 2, LT_SHARD_COUNT - 1));
+    CHECK(mark > later && mark > other);
+    /* A create after it, in a shard still at the limit, numbers above it. */
+    atomic_store(&lt_order_floor, mark);
+    n = number(1, limit + 6000, 9, other, 0);
+    CHECK_EQ_INT(n, NUMBER(limit + 3, 9));
+    atomic_store(&lt_order_floor, 0);
     return check_summary("test_creation_number");
 }
