@@ -151,12 +151,36 @@ static void flush_at_thread_exit(void *unused)
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, flush_at_thread_exit); }
 
-/* Once per thread: make sure its difference is not lost when it exits. */
-static void arm_exit_flush(void)
+/* Once per thread: make sure its difference is not lost when it exits.
+ * Out of line: every create tests for it. */
+static __attribute__((noinline)) void arm_exit_flush(void)
 {
     local.registered = 1;
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, &local);
+}
+
+/* A create that may make a new high, or whose thread's difference has
+ * grown past the flush bounds: flush, raise the marks, and mark the peak
+ * pending when the flushed totals beat its key. Out of line, so that the
+ * common create (below the peak, difference small) saves no registers. */
+static __attribute__((noinline)) void flush_created(int candidate)
+{
+    uint64_t objects, total;
+    flush(&objects, &total);
+    raise_to(&max_objects, objects);
+    raise_to(&max_bytes, total);
+    if (!candidate || !beats_key(total, objects))
+        return;
+    lt_spin_lock(&lock);
+    if (beats_key(total, objects)) {
+        atomic_store_explicit(&key_bytes, total, memory_order_relaxed);
+        atomic_store_explicit(&key_objects, objects, memory_order_relaxed);
+        key_ticks = lt_ticks();
+        set_current = 0;
+        atomic_store_explicit(&pending, 1, memory_order_release);
+    }
+    lt_spin_unlock(&lock);
 }
 
 void lt_peak_created(uint64_t bytes)
@@ -173,20 +197,7 @@ void lt_peak_created(uint64_t bytes)
     if (!candidate && objects <= atomic_load_explicit(&max_objects, memory_order_relaxed) &&
         local.objects < FLUSH_OBJECTS && local.bytes < FLUSH_BYTES)
         return;
-    flush(&objects, &total);
-    raise_to(&max_objects, objects);
-    raise_to(&max_bytes, total);
-    if (!candidate || !beats_key(total, objects))
-        return;
-    lt_spin_lock(&lock);
-    if (beats_key(total, objects)) {
-        atomic_store_explicit(&key_bytes, total, memory_order_relaxed);
-        atomic_store_explicit(&key_objects, objects, memory_order_relaxed);
-        key_ticks = lt_ticks();
-        set_current = 0;
-        atomic_store_explicit(&pending, 1, memory_order_release);
-    }
-    lt_spin_unlock(&lock);
+    flush_created(candidate);
 }
 
 static size_t site_slot(const lt_site_count *table, size_t slots, livetrack_stack_id stack, uint8_t domain,
