@@ -46,12 +46,10 @@ static int buckets_ready(lt_shard *shard)
     return 1;
 }
 
-/* Double the bucket array when the load passes 1. A failed allocation
- * keeps the old array: lookups get slower, nothing is lost. */
-static void maybe_grow(lt_shard *shard)
+/* Double the bucket array. A failed allocation keeps the old array:
+ * lookups get slower, nothing is lost. Out of line: rare. */
+static __attribute__((noinline)) void grow(lt_shard *shard)
 {
-    if (shard->live <= shard->bucket_mask)
-        return;
     uint32_t new_count = (shard->bucket_mask + 1) * 2;
     lt_node **buckets = lt_calloc(new_count, sizeof *buckets);
     if (!buckets)
@@ -69,6 +67,13 @@ static void maybe_grow(lt_shard *shard)
     lt_free(shard->buckets);
     shard->buckets = buckets;
     shard->bucket_mask = new_count - 1;
+}
+
+/* Grow when the load passes 1. Inline: every link tests it. */
+static inline void maybe_grow(lt_shard *shard)
+{
+    if (shard->live > shard->bucket_mask)
+        grow(shard);
 }
 
 static lt_node **bucket_of(lt_shard *shard, uint64_t hash) { return &shard->buckets[hash & shard->bucket_mask]; }
@@ -95,18 +100,25 @@ static lt_node *find_live(lt_shard *shard, uint64_t hash, unsigned domain, uint6
 
 /* ---- node pool -------------------------------------------------------- */
 
-static lt_node *take_node(lt_shard *shard)
+/* Refill an empty free list with a slab; 0 when out of memory. Out of
+ * line: once per LT_NODES_PER_SLAB nodes. */
+static __attribute__((noinline)) int add_slab(lt_shard *shard)
 {
-    if (!shard->free_nodes) {
-        lt_node *slab = lt_calloc(LT_NODES_PER_SLAB, sizeof *slab);
-        if (!slab)
-            return NULL;
-        for (unsigned i = 0; i < LT_NODES_PER_SLAB; i++) {
-            slab[i].chain = shard->free_nodes;
-            shard->free_nodes = &slab[i];
-        }
-        shard->slab_nodes += LT_NODES_PER_SLAB;
+    lt_node *slab = lt_calloc(LT_NODES_PER_SLAB, sizeof *slab);
+    if (!slab)
+        return 0;
+    for (unsigned i = 0; i < LT_NODES_PER_SLAB; i++) {
+        slab[i].chain = shard->free_nodes;
+        shard->free_nodes = &slab[i];
     }
+    shard->slab_nodes += LT_NODES_PER_SLAB;
+    return 1;
+}
+
+static inline lt_node *take_node(lt_shard *shard)
+{
+    if (!shard->free_nodes && !add_slab(shard))
+        return NULL;
     lt_node *node = shard->free_nodes;
     shard->free_nodes = node->chain;
     return node;
