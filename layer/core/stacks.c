@@ -269,17 +269,22 @@ static void learn_slack(stack_entry *e, unsigned asked)
         ;
 }
 
+/* The first frameless site of a (domain, type). Out of line, so that
+ * the load that answers every later create needs no stack frame. */
+static __attribute__((noinline)) livetrack_stack_id first_frameless_site(unsigned domain, unsigned type)
+{
+    stack_entry *created = NULL;
+    livetrack_stack_id id = intern(domain, type, NULL, 0, &created);
+    atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
+    return id;
+}
+
 /* With call sites off, every (domain, type) has one frameless site,
  * interned the first time; after that it is one relaxed load. */
 static livetrack_stack_id frameless_site(unsigned domain, unsigned type)
 {
     livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
-    if (__builtin_expect(!id, 0)) {
-        stack_entry *created = NULL;
-        id = intern(domain, type, NULL, 0, &created);
-        atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
-    }
-    return id;
+    return __builtin_expect(id != 0, 1) ? id : first_frameless_site(domain, type);
 }
 
 /* What a full walk may teach (nothing under a registry lock). */
@@ -382,6 +387,24 @@ __attribute__((noinline)) static livetrack_stack_id capture(unsigned domain, uns
     return id ? id : walk_and_intern(frames, &request);
 }
 
+/* A capture under `settings`. */
+static inline __attribute__((always_inline)) livetrack_stack_id capture_as_set(unsigned domain, unsigned type,
+                                                                               int may_learn,
+                                                                               const lt_settings *settings)
+{
+    if (settings->stack_depth <= 0)
+        return frameless_site(domain, type);
+    return capture(domain, type, settings->stack_depth, settings->stack_memo, may_learn);
+}
+
+/* The first capture, before the settings are loaded. Out of line, so
+ * that with call sites off a capture needs no stack frame. */
+static __attribute__((noinline)) livetrack_stack_id capture_loading_settings(unsigned domain, unsigned type,
+                                                                              int may_learn)
+{
+    return capture_as_set(domain, type, may_learn, lt_load_settings());
+}
+
 /* Inlined into both entry points so that, with call sites off, taking a
  * capture costs one call and a load. */
 static inline __attribute__((always_inline)) livetrack_stack_id capture_kind(unsigned domain, unsigned type,
@@ -389,10 +412,11 @@ static inline __attribute__((always_inline)) livetrack_stack_id capture_kind(uns
 {
     if (domain >= LIVETRACK_DOMAIN_COUNT || type > LIVETRACK_MAX_TYPES)
         type = LIVETRACK_MAX_TYPES, domain = 0; /* misuse stacks of no particular kind */
-    const lt_settings *settings = lt_get_settings();
-    if (settings->stack_depth <= 0)
-        return frameless_site(domain, type);
-    return capture(domain, type, settings->stack_depth, settings->stack_memo, may_learn);
+    /* lt_get_settings, with its rare half out of line */
+    const lt_settings *settings = atomic_load_explicit(&lt_settings_ready, memory_order_acquire);
+    if (__builtin_expect(!settings, 0))
+        return capture_loading_settings(domain, type, may_learn);
+    return capture_as_set(domain, type, may_learn, settings);
 }
 
 livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type) { return capture_kind(domain, type, 1); }
