@@ -63,10 +63,14 @@
  * a peak of ~2^64 that no real one could beat afterwards. */
 static _Atomic int64_t live_objects, live_bytes;
 
+/* `registered` sits between the two totals: next to each other, GCC
+ * updated them as one vector on every create and death, at twice the
+ * instructions of two scalar adds (it did the scalar sums as well, for
+ * the tests that follow). */
 typedef struct local_totals {
     int64_t objects;
-    int64_t bytes;
     int registered; /* the thread-exit flush is armed */
+    int64_t bytes;
 } local_totals;
 static _Thread_local local_totals local;
 static pthread_key_t exit_key;
