@@ -155,9 +155,8 @@ static void flush_at_thread_exit(void *unused)
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, flush_at_thread_exit); }
 
-/* Once per thread: make sure its difference is not lost when it exits.
- * Out of line: every create tests for it. */
-static __attribute__((noinline)) void arm_exit_flush(void)
+/* Once per thread: make sure its difference is not lost when it exits. */
+static void arm_exit_flush(void)
 {
     local.registered = 1;
     pthread_once(&exit_key_once, make_exit_key);
@@ -187,10 +186,9 @@ static __attribute__((noinline)) void flush_created(int candidate)
     lt_spin_unlock(&lock);
 }
 
-void lt_peak_created(uint64_t bytes)
+/* lt_peak_created once its thread's exit flush is armed. */
+static inline __attribute__((always_inline)) void count_created(uint64_t bytes)
 {
-    if (!local.registered)
-        arm_exit_flush();
     local.objects += 1;
     local.bytes += (int64_t)bytes;
     uint64_t objects = count_of(atomic_load_explicit(&live_objects, memory_order_relaxed), local.objects);
@@ -202,6 +200,22 @@ void lt_peak_created(uint64_t bytes)
         local.objects < FLUSH_OBJECTS && local.bytes < FLUSH_BYTES)
         return;
     flush_created(candidate);
+}
+
+/* A thread's first create. Out of line, and a tail call below, so that
+ * lt_peak_created keeps nothing across a call and needs no frame. */
+static __attribute__((noinline)) void first_created(uint64_t bytes)
+{
+    arm_exit_flush();
+    count_created(bytes);
+}
+
+void lt_peak_created(uint64_t bytes)
+{
+    if (__builtin_expect(!local.registered, 0))
+        first_created(bytes);
+    else
+        count_created(bytes);
 }
 
 static size_t site_slot(const lt_site_count *table, size_t slots, livetrack_stack_id stack, uint8_t domain,
