@@ -90,7 +90,8 @@ static lt_node *find_linked(lt_shard *shard, uint64_t hash, unsigned domain, uin
 }
 
 /* The live (non-dying) node, or NULL. */
-static lt_node *find_live(lt_shard *shard, uint64_t hash, unsigned domain, uint64_t handle)
+static inline __attribute__((always_inline)) lt_node *find_live(lt_shard *shard, uint64_t hash, unsigned domain,
+                                                                 uint64_t handle)
 {
     lt_node *node = find_linked(shard, hash, domain, handle);
     if (node && atomic_load_explicit(&node->counts, memory_order_acquire) == 0)
