@@ -212,12 +212,10 @@ ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, c
     return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
 }
 
-ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
+ltcl_verdict ltcl_release_not_counted(const char *call, ltcl_type type, const void *handle, livetrack_status status,
+                                      cl_int *refused)
 {
-    livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, call);
-    if (status != LIVETRACK_OK)
-        return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
-    return LTCL_COUNTED;
+    return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
 }
 
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused)
