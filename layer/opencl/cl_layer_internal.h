@@ -80,8 +80,9 @@ const char *ltcl_code_name(cl_int code);
  * (pocl 3.1's clCreateContextFromType(NULL, CL_DEVICE_TYPE_GPU) does)
  * still expects the program to release it, and that release must not be
  * refused. */
-void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
-                          const void *second_parent, unsigned flags, const void *platform);
+static inline void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes,
+                                        const void *parent, const void *second_parent, unsigned flags,
+                                        const void *platform);
 #define ltcl_created(...) ltcl_record_creation(__func__, __VA_ARGS__)
 
 /* Record a context the driver returned, on its devices' platform. */
@@ -153,6 +154,45 @@ int ltcl_held_for_callback(ltcl_type type, const void *handle);
 /* How many such callbacks this thread is running (nested ones count):
  * read on every creation, so a variable, not a call. */
 extern _Thread_local unsigned ltcl_callbacks_running;
+/* The registry's record of a creation (ltcl_record_creation without its
+ * checks). */
+static inline void ltcl_record(const char *call, ltcl_type type, const void *handle, uint64_t bytes,
+                               const void *parent, const void *second_parent, unsigned flags, const void *platform)
+{
+    livetrack_new_object object = {
+        .domain = LIVETRACK_DOMAIN_OPENCL,
+        .type = type,
+        .handle = ltcl_key(handle),
+        .bytes = bytes,
+        .owner = platform,
+        .parent = ltcl_key(parent),
+        .second_parent = ltcl_key(second_parent),
+        .flags = flags,
+        .call = call,
+    };
+    livetrack_create(&object);
+}
+
+/* A creation inside a callback: its parents may need adopting first
+ * (tracking.c). Out of line, so that the common creation pays one
+ * thread-local test. */
+void ltcl_record_in_callback(const char *call, ltcl_type type, const void *handle, uint64_t bytes,
+                             const void *parent, const void *second_parent, unsigned flags, const void *platform);
+
+/* Inline: the wrapper then fills the registry's description itself,
+ * mostly with constants, and makes one call. */
+static inline void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes,
+                                        const void *parent, const void *second_parent, unsigned flags,
+                                        const void *platform)
+{
+    if (!handle)
+        return;
+    if (__builtin_expect(ltcl_callbacks_running != 0, 0))
+        ltcl_record_in_callback(call, type, handle, bytes, parent, second_parent, flags, platform);
+    else
+        ltcl_record(call, type, handle, bytes, parent, second_parent, flags, platform);
+}
+
 /* Whether this thread is running a context destructor callback. */
 int ltcl_in_context_destructor(void);
 

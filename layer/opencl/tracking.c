@@ -80,46 +80,14 @@ static ltcl_type adopt_held_parent(const char *call, const void *parent)
     return LTCL_TYPE_COUNT;
 }
 
-static void record(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
-                   const void *second_parent, unsigned flags, const void *platform)
-{
-    livetrack_new_object object = {
-        .domain = LIVETRACK_DOMAIN_OPENCL,
-        .type = type,
-        .handle = ltcl_key(handle),
-        .bytes = bytes,
-        .owner = platform,
-        .parent = ltcl_key(parent),
-        .second_parent = ltcl_key(second_parent),
-        .flags = flags,
-        .call = call,
-    };
-    livetrack_create(&object);
-}
-
-/* A creation inside a callback: its parents may need adopting first. Out
- * of line, so that the common creation pays one thread-local test. */
-static __attribute__((noinline)) void record_in_callback(const char *call, ltcl_type type, const void *handle,
-                                                         uint64_t bytes, const void *parent,
-                                                         const void *second_parent, unsigned flags,
-                                                         const void *platform)
+void ltcl_record_in_callback(const char *call, ltcl_type type, const void *handle, uint64_t bytes,
+                             const void *parent, const void *second_parent, unsigned flags, const void *platform)
 {
     ltcl_type adopted[2] = {adopt_held_parent(call, parent), adopt_held_parent(call, second_parent)};
-    record(call, type, handle, bytes, parent, second_parent, flags, platform);
+    ltcl_record(call, type, handle, bytes, parent, second_parent, flags, platform);
     for (int i = 0; i < 2; i++)
         if (adopted[i] != LTCL_TYPE_COUNT)
             livetrack_release(LIVETRACK_DOMAIN_OPENCL, adopted[i], ltcl_key(i ? second_parent : parent), NULL, call);
-}
-
-void ltcl_record_creation(const char *call, ltcl_type type, const void *handle, uint64_t bytes, const void *parent,
-                          const void *second_parent, unsigned flags, const void *platform)
-{
-    if (!handle)
-        return;
-    if (__builtin_expect(ltcl_callbacks_running != 0, 0))
-        record_in_callback(call, type, handle, bytes, parent, second_parent, flags, platform);
-    else
-        record(call, type, handle, bytes, parent, second_parent, flags, platform);
 }
 
 static atomic_int untracked_extension_in_use;
