@@ -106,13 +106,22 @@ static inline void ltcl_event_from_queue(const char *call, cl_int result, const 
  * on. LTCL_UNCOUNTED: misuse passed to the driver anyway (transparent
  * mode), the registry is unchanged. */
 typedef enum ltcl_verdict { LTCL_REFUSED = 0, LTCL_COUNTED = 1, LTCL_UNCOUNTED = 2 } ltcl_verdict;
-ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused);
-/* The verdict on a release the registry did not count (`status`). */
+/* The verdict on a retain or release the registry did not count
+ * (`status`). */
+ltcl_verdict ltcl_retain_not_counted(const char *call, ltcl_type type, const void *handle, livetrack_status status,
+                                     cl_int *refused);
 ltcl_verdict ltcl_release_not_counted(const char *call, ltcl_type type, const void *handle, livetrack_status status,
                                       cl_int *refused);
-/* Inline, with the rare half out of line: a counted release then costs
- * its wrapper one call into the registry, and the wrapper's constants
- * (call, type) need no saved registers across it. */
+/* Inline, with the rare half out of line: a counted retain or release
+ * then costs its wrapper one call into the registry, and the wrapper's
+ * constants (call, type) need no saved registers across it. */
+static inline ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
+{
+    livetrack_status status = livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call);
+    if (__builtin_expect(status == LIVETRACK_OK, 1))
+        return LTCL_COUNTED;
+    return ltcl_retain_not_counted(call, type, handle, status, refused);
+}
 static inline ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
 {
     livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, call);

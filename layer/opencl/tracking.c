@@ -172,9 +172,9 @@ static int adopt_held_object(const char *call, ltcl_type type, const void *handl
            live_type == type;
 }
 
-ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
+ltcl_verdict ltcl_retain_not_counted(const char *call, ltcl_type type, const void *handle, livetrack_status status,
+                                     cl_int *refused)
 {
-    livetrack_status status = livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call);
     if (status == LIVETRACK_UNKNOWN && ltcl_held_for_callback(type, handle))
         return adopt_held_object(call, type, handle) ? LTCL_COUNTED : LTCL_UNCOUNTED;
     return verdict_of(call, type, handle, status, ltcl_invalid_code(type), refused);
