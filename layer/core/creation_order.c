@@ -13,6 +13,9 @@ _Atomic int lt_order_mode;
 uint64_t lt_order_base_ticks;
 _Atomic uint64_t lt_order_next = 1;
 _Atomic uint64_t lt_order_floor;
+_Atomic uint64_t lt_order_late_next = LT_ORDER_TICK_LIMIT;
+/* Room for as many creates past the limit as ticks before it. */
+_Static_assert(LT_ORDER_TICK_LIMIT * 2 - 1 <= UINT64_MAX >> LT_SHARD_BITS, "clock-mode numbers must not wrap");
 
 #if defined(__x86_64__)
 /* CPUID 0x80000007, EDX bit 8: the counter runs at one rate in every

@@ -35,13 +35,10 @@
  *
  * A clock-mode number holds the ticks in its upper 58 bits, which a
  * process fills after about 3.5 years at 2.6 GHz. Before that, at
- * LT_ORDER_TICK_LIMIT ticks (half way), numbers stop following the clock:
- * each create takes the tick after the highest number it must be above
- * (its shard's last, the last mark's, its parents'), and a mark the
- * highest number any shard gave out. Numbers stay unique, rise in each
- * shard, above their parents' and exact around marks; only the order of
- * creates in different shards between two marks is lost from there.
- * Creation times still come from the clock.
+ * LT_ORDER_TICK_LIMIT ticks (half way), numbers stop following the clock
+ * and count creates instead, from one atomic counter above every tick
+ * given out (what the counter mode does, at its cost). Order, uniqueness
+ * and marks stay as they were; creation times still come from the clock.
  */
 #ifndef LIVETRACK_CREATION_ORDER_H
 #define LIVETRACK_CREATION_ORDER_H
@@ -66,8 +63,14 @@ extern _Atomic uint64_t lt_order_floor;
 
 /* Clock mode: the most ticks since the base that a number follows the
  * clock for (1.7 years at 2.6 GHz); the other 2^57 ticks that fit in a
- * number are left for the numbers made up after it, one per create. */
+ * number are left for the creates after it, one each. A test may make it
+ * small. */
+#ifndef LT_ORDER_TICK_LIMIT
 #define LT_ORDER_TICK_LIMIT ((uint64_t)1 << 57)
+#endif
+/* Clock mode past the limit: the tick of the next number (from
+ * LT_ORDER_TICK_LIMIT up). */
+extern _Atomic uint64_t lt_order_late_next;
 
 /* Reads LIVETRACK_CREATION_ORDER (the first time) and answers the mode. */
 int lt_choose_creation_order(void);
@@ -91,13 +94,21 @@ static inline uint64_t lt_ticks_in_order(void)
 static inline uint64_t lt_ticks_in_order(void) { return lt_ticks(); }
 #endif
 
-/* Clock-mode ticks of a counter reading: since the base, +1 so that no
- * number is 0; a reading below the base (a core behind the one that chose
- * the mode) counts as the base, and one past the limit as the limit. */
+/* Ticks of a counter reading since the base, +1 so that no number is 0;
+ * a reading below the base (a core behind the one that chose the mode)
+ * counts as the base. */
+static inline uint64_t lt_order_since(uint64_t ticks)
+{
+    return (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
+}
+
+/* The clock-mode tick of a creation's reading: lt_order_since, but 1 past
+ * the limit, as at the base. No create takes tick 1 as it is (every
+ * number is above it): the rare path below numbers it. */
 static inline uint64_t lt_order_ticks(uint64_t ticks)
 {
-    uint64_t since = (ticks > lt_order_base_ticks ? ticks - lt_order_base_ticks : 0) + 1;
-    return since < LT_ORDER_TICK_LIMIT ? since : LT_ORDER_TICK_LIMIT;
+    uint64_t since = lt_order_since(ticks);
+    return since < LT_ORDER_TICK_LIMIT ? since : 1;
 }
 
 /* The creation's reading is not above `above` (the tick of the shard's
@@ -108,11 +119,18 @@ static inline uint64_t lt_order_ticks(uint64_t ticks)
  * order, under the lock: by now the clock has passed them all (a lock
  * hand-over or a chain from a mark or a parent's create to this one
  * takes many ticks), and that reading is also the creation time. Only
- * where it has not (cores whose counters disagree, or past the limit) is
- * the number made up: the next tick. Out of line: rare. */
+ * where it has not (cores whose counters disagree) is the number made up:
+ * the next tick. Past the limit, the number counts creates: every number
+ * given out before is below the counter (ticks below the limit, or taken
+ * from it), and every one after above. Out of line: rare. */
 static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t above, uint64_t *ticks)
 {
     uint64_t again = lt_ticks_in_order();
+    if (lt_order_since(again) >= LT_ORDER_TICK_LIMIT) {
+        *ticks = again;
+        uint64_t late = atomic_fetch_add_explicit(&lt_order_late_next, 1, memory_order_relaxed);
+        return late > above ? late : above + 1;
+    }
     uint64_t now = lt_order_ticks(again);
     if (now <= above)
         return above + 1;
@@ -161,17 +179,14 @@ uint64_t lt_creation_number_now(void);
  * (before the floor): every shard's number for that tick, and none of the
  * next tick's, since numbers given out before were linked before the
  * reading and are never ahead of their link (lt_creation_number). Past
- * the limit numbers run ahead of the clock: the highest any shard gave
- * out (a shard's last number is stored before its lock is let go, so a
- * create that completed before this call is seen). */
+ * the limit, the last tick the counter gave out (LT_ORDER_TICK_LIMIT - 1,
+ * above every clock tick, when none yet): a create that completed before
+ * this call took its tick from the counter earlier, one after will later. */
 static inline uint64_t lt_mark_number(uint64_t ticks_in_order)
 {
-    uint64_t tick = lt_order_ticks(ticks_in_order);
-    if (__builtin_expect(tick == LT_ORDER_TICK_LIMIT, 0))
-        for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
-            uint64_t last = __atomic_load_n(&lt_shards[i].last_seq, __ATOMIC_RELAXED) >> LT_SHARD_BITS;
-            tick = last > tick ? last : tick;
-        }
+    uint64_t tick = lt_order_since(ticks_in_order);
+    if (__builtin_expect(tick >= LT_ORDER_TICK_LIMIT, 0))
+        tick = atomic_load_explicit(&lt_order_late_next, memory_order_relaxed) - 1;
     return (tick << LT_SHARD_BITS) | (LT_SHARD_COUNT - 1);
 }
 

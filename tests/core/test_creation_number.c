@@ -15,6 +15,11 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* The limit of ticks a number follows, made small below so that the
+ * clock itself is past it. */
+static uint64_t test_tick_limit = (uint64_t)1 << 57;
+#define LT_ORDER_TICK_LIMIT test_tick_limit
+
 #include "check.h"
 #include "creation_order.h"
 
@@ -22,7 +27,7 @@ _Atomic int lt_order_mode;
 uint64_t lt_order_base_ticks;
 _Atomic uint64_t lt_order_next = 1;
 _Atomic uint64_t lt_order_floor;
-lt_shard lt_shards[LT_SHARD_COUNT];
+_Atomic uint64_t lt_order_late_next;
 int lt_choose_creation_order(void) { return LT_ORDER_BY_CLOCK; }
 
 #define SHARD(n) ((uint64_t)(n) & (LT_SHARD_COUNT - 1))
@@ -115,41 +120,43 @@ int main(void)
     CHECK_EQ_INT(number(0, 5000, 9, 0, 0), 1);
     CHECK_EQ_INT(number(0, 1, 9, 1000, NUMBER(5000, 1)), 2);
 
-    /* Past the limit (a process 1.7 years old at 2.6 GHz). The base at 0:
-     * a reading is its own tick, minus one. */
+    /* Past the limit (2^57 ticks, a process 1.7 years old at 2.6 GHz).
+     * Here, with the base at 0, half the clock's reading now, so that the
+     * clock read again is past it too. */
     atomic_store(&lt_order_mode, LT_ORDER_BY_CLOCK);
     lt_order_base_ticks = 0;
-    const uint64_t limit = LT_ORDER_TICK_LIMIT;
-    n = number(1, limit - 2, 6, 0, 0);
-    CHECK_EQ_INT(TICK(n), limit - 1);
-    /* The reading past the limit counts as the limit ... */
+    test_tick_limit = lt_ticks() / 2;
+    const uint64_t limit = test_tick_limit;
+    atomic_store(&lt_order_late_next, limit);
+    /* Below it, the clock as before, for creates and marks. */
+    n = number(1, limit - 3, 6, 0, 0);
+    CHECK_EQ_INT(n, NUMBER(limit - 2, 6));
+    CHECK_EQ_INT(lt_mark_number(limit - 3), NUMBER(limit - 2, LT_SHARD_COUNT - 1));
+    /* Past it, creates count up from the limit whatever their shard: a
+     * later create in a quieter shard still numbers above an earlier one
+     * elsewhere. The clock read again is the creation time. */
     uint64_t first = number(1, limit + 1000, 6, n, 0);
     CHECK_EQ_INT(first, NUMBER(limit, 6));
-    /* ... and from there the shard's numbers are made up, one tick each,
-     * with the reading kept as the creation time. */
-    n = number(1, limit + 2000, 6, first, 0);
-    CHECK_EQ_INT(n, NUMBER(limit + 1, 6));
-    CHECK_EQ_INT(read_ticks, limit + 2000);
-    /* Where the ticks would no longer fit in a number (2^58, ~3.5 years):
-     * still above the last, not wrapped round to a small number. */
-    uint64_t later = number(1, ((uint64_t)1 << 58) + 100, 6, n, 0);
-    CHECK_EQ_INT(later, NUMBER(limit + 2, 6));
-    /* Another shard meets the limit on its own. */
-    uint64_t other = number(1, limit + 3000, 9, 0, 0);
-    CHECK_EQ_INT(other, NUMBER(limit, 9));
+    CHECK(read_ticks >= 2 * limit);
+    uint64_t other = number(1, limit + 5, 9, 0, 0);
+    CHECK_EQ_INT(other, NUMBER(limit + 1, 9));
+    /* A mark: above both, below the next create. */
+    mark = lt_mark_number(limit + 100);
+    CHECK_EQ_INT(mark, NUMBER(limit + 1, LT_SHARD_COUNT - 1));
+    n = number(1, limit + 200, 3, 0, 0);
+    CHECK(n > mark);
+    CHECK_EQ_INT(n, NUMBER(limit + 2, 3));
+    /* A reading from before the limit (taken before the load that ordered
+     * this create after those): read again, and counted too. */
+    n = number(1, limit - 10, 6, first, 0);
+    CHECK_EQ_INT(n, NUMBER(limit + 3, 6));
+    /* Above a parent, as the counter gives out numbers in order. */
+    n = number(1, limit + 300, 4, 0, NUMBER(limit + 2, 3));
+    CHECK_EQ_INT(n, NUMBER(limit + 4, 4));
+    /* Above a number made up where cores disagreed, should the counter be
+     * behind it. */
+    n = number(1, limit + 400, 4, NUMBER(limit + 50, 4), 0);
+    CHECK_EQ_INT(n, NUMBER(limit + 51, 4));
 
-    /* A mark: below the limit every shard's number for its tick, whatever
-     * the shards hold; past it, above the highest number any shard gave. */
-    lt_shards[6].last_seq = later;
-    lt_shards[9].last_seq = other;
-    CHECK_EQ_INT(lt_mark_number(699), NUMBER(700, LT_SHARD_COUNT - 1));
-    mark = lt_mark_number(limit + 5000);
-    CHECK_EQ_INT(mark, NUMBER(limit + 2, LT_SHARD_COUNT - 1));
-    CHECK(mark > later && mark > other);
-    /* A create after it, in a shard still at the limit, numbers above it. */
-    atomic_store(&lt_order_floor, mark);
-    n = number(1, limit + 6000, 9, other, 0);
-    CHECK_EQ_INT(n, NUMBER(limit + 3, 9));
-    atomic_store(&lt_order_floor, 0);
     return check_summary("test_creation_number");
 }
