@@ -128,8 +128,15 @@ static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t 
     uint64_t again = lt_ticks_in_order();
     if (lt_order_since(again) >= LT_ORDER_TICK_LIMIT) {
         *ticks = again;
-        uint64_t late = atomic_fetch_add_explicit(&lt_order_late_next, 1, memory_order_relaxed);
-        return late > above ? late : above + 1;
+        /* Above `above` as well, should a number made up where cores
+         * disagreed be ahead of the counter: the counter passes it too,
+         * so that a later mark is above it. */
+        uint64_t late = atomic_load_explicit(&lt_order_late_next, memory_order_relaxed), tick;
+        do
+            tick = late > above ? late : above + 1;
+        while (!atomic_compare_exchange_weak_explicit(&lt_order_late_next, &late, tick + 1, memory_order_relaxed,
+                                                      memory_order_relaxed));
+        return tick;
     }
     uint64_t now = lt_order_ticks(again);
     if (now <= above)

@@ -157,6 +157,9 @@ int main(void)
      * behind it. */
     n = number(1, limit + 400, 4, NUMBER(limit + 50, 4), 0);
     CHECK_EQ_INT(n, NUMBER(limit + 51, 4));
+    /* ... which the counter then passes too: a mark is above it. */
+    CHECK_EQ_INT(lt_mark_number(limit + 500), NUMBER(limit + 51, LT_SHARD_COUNT - 1));
+    CHECK_EQ_INT(number(1, limit + 600, 2, 0, 0), NUMBER(limit + 52, 2));
 
     return check_summary("test_creation_number");
 }
