@@ -151,7 +151,7 @@ static inline void link_between(lt_shard *shard, uint64_t hash, lt_node *node, l
         older->newer = node;
     else
         shard->oldest = node;
-    /* atomic store: pin_cached() reads `linked` without the lock */
+    /* atomic store: the parent cache (hold_parent) reads `linked` without the lock */
     __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
     /* Atomic stores (plain moves on x86): the counters are read without
      * the lock by snapshots and the peak and timeline totals. */
@@ -361,26 +361,6 @@ typedef struct parent_cache {
 } parent_cache;
 static _Thread_local parent_cache last_parent;
 
-static lt_node *pin_cached(unsigned domain, uint64_t handle)
-{
-    parent_cache *cache = &last_parent;
-    if (!cache->node || cache->handle != handle || cache->domain != domain || !pin(cache->node))
-        return NULL;
-    /* Fix: the seq check alone let a stale object replaced by a new one
-     * with the same handle (unlinked, but kept allocated by its children)
-     * be found again through the cache, so a new child named by that
-     * handle held the hidden old object instead of the live new one.
-     * Only a node still linked is the live object for its handle; since
-     * we hold a pin it cannot be recycled, so linked now means linked
-     * when the pin was taken. */
-    if (!still_that_object(cache->node, cache->seq)) {
-        unpin(cache->node); /* recycled for another object, or replaced */
-        cache->node = NULL;
-        return NULL;
-    }
-    return cache->node;
-}
-
 /* The live node of (domain, handle) with a hold taken on it, or NULL. */
 static inline lt_node *pin_live(unsigned domain, uint64_t handle)
 {
@@ -394,26 +374,10 @@ static inline lt_node *pin_live(unsigned domain, uint64_t handle)
     return node;
 }
 
-/* A parent-cache miss. Out of line: the hit path then saves no registers. */
-static __attribute__((noinline)) lt_node *pin_by_lookup(unsigned domain, uint64_t handle)
+/* A pinned parent, now held for the child: the owner it passes on, or a
+ * hold on its own first parent instead. */
+static inline lt_node *held_parent(lt_node *node, int via_first_parent, const void **owner)
 {
-    lt_node *node = pin_live(domain, handle);
-    if (node)
-        last_parent = (parent_cache){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node, (uint8_t)domain};
-    return node;
-}
-
-/* Take a hold on the parent named by `handle` (or on its first parent).
- * Returns the node now held, or NULL when there is nothing live to hold. */
-static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_parent, const void **owner)
-{
-    if (!handle)
-        return NULL;
-    lt_node *node = pin_cached(domain, handle);
-    if (!node)
-        node = pin_by_lookup(domain, handle);
-    if (!node)
-        return NULL;
     if (owner && !*owner)
         *owner = node->owner;
     if (!via_first_parent)
@@ -425,6 +389,53 @@ static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_pare
         atomic_fetch_add_explicit(&held->counts, 1, memory_order_relaxed);
     unpin(node);
     return held;
+}
+
+/* A parent-cache miss: the shard lookup, which refills the cache. Out of
+ * line, and a tail call from hold_parent, so that a hit calls nothing
+ * while it has values to keep, and saves no registers. */
+static __attribute__((noinline)) lt_node *hold_parent_by_lookup(unsigned domain, uint64_t handle,
+                                                                int via_first_parent, const void **owner)
+{
+    lt_node *node = pin_live(domain, handle);
+    if (!node)
+        return NULL;
+    last_parent = (parent_cache){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node, (uint8_t)domain};
+    return held_parent(node, via_first_parent, owner);
+}
+
+/* A cached node pinned that no longer is the object: recycled for
+ * another, or replaced. Out of line: rare. */
+static __attribute__((noinline)) lt_node *hold_parent_not_cached(lt_node *pinned, unsigned domain, uint64_t handle,
+                                                                 int via_first_parent, const void **owner)
+{
+    unpin(pinned);
+    last_parent.node = NULL;
+    return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
+}
+
+/* Take a hold on the parent named by `handle` (or on its first parent).
+ * Returns the node now held, or NULL when there is nothing live to hold. */
+static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_parent, const void **owner)
+{
+    if (!handle)
+        return NULL;
+    /* The cache's node in a local: the pin's atomic would make GCC read
+     * the thread-local again after it. */
+    parent_cache *cache = &last_parent;
+    lt_node *node = cache->node;
+    if (!node || cache->handle != handle || cache->domain != domain || !pin(node))
+        return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
+    /* Fix: the seq check alone let a stale object replaced by a new one
+     * with the same handle (unlinked, but kept allocated by its children)
+     * be found again through the cache, so a new child named by that
+     * handle held the hidden old object instead of the live new one.
+     * Only a node still linked is the live object for its handle; since
+     * we hold a pin it cannot be recycled, so linked now means linked
+     * when the pin was taken. */
+    if (!still_that_object(node, cache->seq))
+        return hold_parent_not_cached(node, domain, handle, via_first_parent, owner);
+    return held_parent(node, via_first_parent, owner);
 }
 
 /* A keeper is the node it holds: held, the node cannot be recycled. */
