@@ -168,7 +168,6 @@ static void link_node(lt_shard *shard, uint64_t hash, lt_node *node)
 /* An object becoming live or dying, as the process's live totals (and the
  * peak) see it. Applied after the shard lock is dropped. */
 typedef struct lt_counted_change {
-    livetrack_stack_id stack;
     uint8_t domain;
     uint8_t type;
     uint64_t bytes;
@@ -190,7 +189,15 @@ static void note_death(const lt_counted_change *death)
         lt_timeline_type_add(death->domain, death->type, -1);
 }
 
-static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_counted_change *death)
+/* The change an unlinked node's death makes to the live totals. */
+static inline lt_counted_change death_of(const lt_node *node)
+{
+    return (lt_counted_change){node->domain, node->type, node->bytes};
+}
+
+/* Inlined into drop_refs, where a release's death happens; the rare
+ * callers (free_dead, forget_stale) share the out-of-line copy below. */
+static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *shard, uint64_t hash, lt_node *node)
 {
     for (lt_node **link = bucket_of(shard, hash); *link; link = &(*link)->chain) {
         if (*link == node) {
@@ -214,8 +221,9 @@ static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node, lt_counte
     __atomic_store_n(&shard->graveyard_next, shard->graveyard_next + 1, __ATOMIC_RELAXED);
     *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack,
                            node->bytes};
-    *death = (lt_counted_change){node->stack, node->domain, node->type, node->bytes};
 }
+
+static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node) { unlink_node_inline(shard, hash, node); }
 
 /* The most recent release of (domain, handle) still remembered. */
 static int lt_find_released(unsigned domain, uint64_t handle, lt_released *out)
@@ -306,8 +314,10 @@ static void free_dead(lt_node *dead, const char *call)
         lt_shard *shard = lt_shard_of(hash);
         lt_counted_change death = {0};
         lt_spin_lock(&shard->lock);
-        if (node->linked)
-            unlink_node(shard, hash, node, &death);
+        if (node->linked) {
+            unlink_node(shard, hash, node);
+            death = death_of(node);
+        }
         lt_node *grand[2] = {node->parents[0], node->parents[1]};
         uint64_t handle = node->handle;
         give_node(shard, node);
@@ -467,7 +477,8 @@ void livetrack_let_go(livetrack_keeper *keeper) { livetrack_let_go_in(keeper, NU
 static __attribute__((noinline)) int forget_stale(lt_shard *shard, uint64_t hash, lt_node *stale,
                                                   lt_counted_change *death, lt_node *dead_parents[2])
 {
-    unlink_node(shard, hash, stale, death);
+    unlink_node(shard, hash, stale);
+    *death = death_of(stale);
     uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
     while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
                                                   memory_order_acq_rel, memory_order_relaxed))
@@ -556,7 +567,7 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     lt_spin_unlock(&shard->lock);
 
     note_death(&stale_death);
-    note_birth(&(lt_counted_change){stack, (uint8_t)domain, (uint8_t)object->type, object->bytes});
+    note_birth(&(lt_counted_change){(uint8_t)domain, (uint8_t)object->type, object->bytes});
     /* The object this handle named before ended unseen (its driver gave
      * the handle out again): its row comes before the new one's, and
      * before those of parents it held alone. */
@@ -762,7 +773,7 @@ livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs
     if (status != LIVETRACK_OK)
         return status;
     if (linked_again)
-        note_birth(&(lt_counted_change){before->stack, (uint8_t)domain, (uint8_t)before->type, before->bytes});
+        note_birth(&(lt_counted_change){(uint8_t)domain, (uint8_t)before->type, before->bytes});
     if (lt_timeline_on)
         lt_timeline_event(LT_EVENT_RESTORE, call, domain, before->type, before->handle, before->bytes);
     return LIVETRACK_OK;
@@ -818,7 +829,10 @@ drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all
     uint32_t left = 0;
     unsigned actual_type = 0;
     uint64_t bytes = 0;
-    lt_counted_change death = {0};
+    /* The node died here: its domain, type and bytes are the ones above
+     * (kept in registers; a lt_counted_change on the stack cost a store
+     * and a load of each). */
+    int died = 0;
 
     /* Before anything can die: a pending peak set is copied while the
      * live set still is the peak's (one flag load when none is pending). */
@@ -847,7 +861,8 @@ drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all
             uint64_t after = atomic_fetch_sub_explicit(&node->counts, drop, memory_order_acq_rel) - drop;
             left = LT_REFS(after);
             if (after == 0) {
-                unlink_node(shard, hash, node, &death);
+                unlink_node_inline(shard, hash, node);
+                died = 1;
                 dead_parents[0] = node->parents[0];
                 dead_parents[1] = node->parents[1];
                 give_node(shard, node);
@@ -855,7 +870,8 @@ drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all
         }
     }
     lt_spin_unlock(&shard->lock);
-    note_death(&death);
+    if (died)
+        note_death(&(lt_counted_change){(uint8_t)domain, (uint8_t)actual_type, bytes});
     if (lt_timeline_on && status == LIVETRACK_OK)
         lt_timeline_event(all ? LT_EVENT_DESTROY : LT_EVENT_RELEASE, call, domain, actual_type, handle, bytes);
     bury(dead_parents, call); /* after this release's row: parents it frees follow it */
