@@ -515,9 +515,12 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
 
     lt_shard *shard = lt_shard_of(hash);
     int by_clock = lt_creation_order() == LT_ORDER_BY_CLOCK;
-    lt_node *stale_parents[2] = {NULL, NULL};
-    int stale_dead = 0;
-    lt_counted_change stale_death = {0};
+    /* What an object still recorded at this handle left when it was
+     * forgotten (stale_found): set only then, so that the common create
+     * clears no structs on its stack. */
+    int stale_found = 0, stale_dead = 0;
+    lt_node *stale_parents[2];
+    lt_counted_change stale_death;
 
     lt_spin_lock(&shard->lock);
     lt_node *node = buckets_ready(shard) ? take_node(shard) : NULL;
@@ -538,8 +541,11 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
                 goto no_node;
             stale = find_linked(shard, hash, domain, object->handle);
         }
-        if (stale)
+        if (stale) {
+            stale_parents[0] = stale_parents[1] = NULL;
             stale_dead = forget_stale(shard, hash, stale, &stale_death, stale_parents);
+            stale_found = 1;
+        }
     }
     node->handle = object->handle;
     node->domain = (uint8_t)domain;
@@ -566,15 +572,16 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     maybe_grow(shard);
     lt_spin_unlock(&shard->lock);
 
-    note_death(&stale_death);
+    if (__builtin_expect(stale_found, 0))
+        note_death(&stale_death);
     note_birth(&(lt_counted_change){(uint8_t)domain, (uint8_t)object->type, object->bytes});
     /* The object this handle named before ended unseen (its driver gave
      * the handle out again): its row comes before the new one's, and
      * before those of parents it held alone. */
-    if (lt_timeline_on && stale_death.domain)
+    if (__builtin_expect(stale_found, 0) && lt_timeline_on)
         lt_timeline_event(LT_EVENT_FREED, object->call, stale_death.domain, stale_death.type, object->handle,
                           stale_death.bytes);
-    if (stale_dead) {
+    if (__builtin_expect(stale_found, 0) && stale_dead) {
         lt_peak_before_death(); /* the new object may have made a new high */
         bury(stale_parents, object->call);
     }
