@@ -70,7 +70,7 @@ static _Atomic uint32_t next_id = 1;
 static _Atomic uint64_t arena_bytes;
 static _Atomic uint64_t full_walks; /* captures the memo did not answer */
 static lt_spinlock chunk_lock;
-static _Atomic livetrack_stack_id kind_sites[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
+_Atomic livetrack_stack_id lt_kind_sites[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
 
 typedef struct cached_stack {
     uint64_t hash;
@@ -275,7 +275,7 @@ static __attribute__((noinline)) livetrack_stack_id first_frameless_site(unsigne
 {
     stack_entry *created = NULL;
     livetrack_stack_id id = intern(domain, type, NULL, 0, &created);
-    atomic_store_explicit(&kind_sites[domain][type], id, memory_order_relaxed);
+    atomic_store_explicit(&lt_kind_sites[domain][type], id, memory_order_relaxed);
     return id;
 }
 
@@ -283,7 +283,7 @@ static __attribute__((noinline)) livetrack_stack_id first_frameless_site(unsigne
  * interned the first time; after that it is one relaxed load. */
 static livetrack_stack_id frameless_site(unsigned domain, unsigned type)
 {
-    livetrack_stack_id id = atomic_load_explicit(&kind_sites[domain][type], memory_order_relaxed);
+    livetrack_stack_id id = atomic_load_explicit(&lt_kind_sites[domain][type], memory_order_relaxed);
     return __builtin_expect(id != 0, 1) ? id : first_frameless_site(domain, type);
 }
 
@@ -420,6 +420,11 @@ static inline __attribute__((always_inline)) livetrack_stack_id capture_kind(uns
 }
 
 livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type) { return capture_kind(domain, type, 1); }
+
+livetrack_stack_id lt_stack_capture_frames(unsigned domain, unsigned type, const lt_settings *settings)
+{
+    return capture(domain, type, settings->stack_depth, settings->stack_memo, 1);
+}
 
 livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type) { return capture_kind(domain, type, 0); }
 

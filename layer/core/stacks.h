@@ -26,6 +26,15 @@
 /* Capture the calling thread's stack for an object of (domain, type) and
  * intern it. Returns 0 only when livetrack is out of memory. */
 livetrack_stack_id lt_stack_capture(unsigned domain, unsigned type);
+/* lt_stack_capture for a valid (domain, type) when the loaded settings
+ * ask for frames (stack_depth > 0): livetrack_create's path to the walk,
+ * its checks made inline there. A tail call into the capture, so the
+ * frames above the program's are those lt_stack_capture leaves. */
+struct lt_settings;
+livetrack_stack_id lt_stack_capture_frames(unsigned domain, unsigned type, const struct lt_settings *settings);
+/* With call sites off, the one frameless site of each (domain, type): 0
+ * until lt_stack_capture interns it, then fixed. */
+extern _Atomic livetrack_stack_id lt_kind_sites[LIVETRACK_DOMAIN_COUNT][LIVETRACK_MAX_TYPES + 1];
 /* The same for a caller holding a registry lock (it does not consult the
  * symbolizer). */
 livetrack_stack_id lt_stack_capture_locked(unsigned domain, unsigned type);
