@@ -219,8 +219,11 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
     lt_released *grave = &shard->graveyard[shard->graveyard_next % LT_GRAVEYARD];
     /* atomic store: the peak reads it without the lock to see which shards changed */
     __atomic_store_n(&shard->graveyard_next, shard->graveyard_next + 1, __ATOMIC_RELAXED);
-    *grave = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack,
-                           node->bytes};
+    /* The node's fields from domain to bytes are a lt_released's, in its
+     * layout (registry_internal.h checks it): one copy of the block. The
+     * lock is held, so seq, written only under it, holds still; `linked`
+     * (0 by now) lands in the record's padding. */
+    memcpy(grave, &node->domain, sizeof *grave);
 }
 
 static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node) { unlink_node_inline(shard, hash, node); }

@@ -45,6 +45,7 @@
 #define LIVETRACK_REGISTRY_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "history.h"
@@ -69,21 +70,34 @@ typedef struct lt_node {
     struct lt_node *chain; /* next in the bucket; next free node when free */
     struct lt_node *newer; /* age list: toward the shard's newest */
     struct lt_node *older; /* age list: toward the shard's oldest */
+    /* From domain to bytes, the fields of a lt_released in its order, so
+     * that a death copies them to the graveyard in three moves (GCC
+     * merges the adjacent loads and stores), not seven. */
+    uint8_t domain;
+    uint8_t type;
+    uint8_t linked; /* 1 while in the shard's hash and age list */
     uint64_t handle;
     /* Atomic because the per-thread parent cache reads it without the
      * shard lock to check that a node still is the object it cached. */
     _Atomic uint64_t seq;
-    uint64_t ticks; /* creation time, lt_clock units */
+    livetrack_stack_id stack;         /* creation call site */
+    livetrack_stack_id release_stack; /* LIVETRACK_RELEASE_STACKS: the release that dropped refs to 0 */
     uint64_t bytes;
+    uint64_t ticks; /* creation time, lt_clock units */
     const void *owner;
     struct lt_node *parents[2];
     _Atomic uint64_t counts; /* refs << 32 | holders */
-    uint8_t domain;
-    uint8_t type;
-    uint8_t linked; /* 1 while in the shard's hash and age list */
-    livetrack_stack_id stack;         /* creation call site */
-    livetrack_stack_id release_stack; /* LIVETRACK_RELEASE_STACKS: the release that dropped refs to 0 */
 } lt_node;
+/* unlink_node copies the block from domain to bytes as a lt_released. */
+#define LT_NODE_AS_RELEASED(field) \
+    (offsetof(lt_node, field) - offsetof(lt_node, domain) == offsetof(lt_released, field))
+_Static_assert(LT_NODE_AS_RELEASED(domain) && LT_NODE_AS_RELEASED(type) && LT_NODE_AS_RELEASED(handle) &&
+                   offsetof(lt_node, seq) - offsetof(lt_node, domain) == offsetof(lt_released, seq) &&
+                   offsetof(lt_node, stack) - offsetof(lt_node, domain) == offsetof(lt_released, create_stack) &&
+                   LT_NODE_AS_RELEASED(release_stack) && LT_NODE_AS_RELEASED(bytes) &&
+                   offsetof(lt_node, bytes) + sizeof(uint64_t) - offsetof(lt_node, domain) == sizeof(lt_released) &&
+                   sizeof(_Atomic uint64_t) == sizeof(uint64_t),
+               "lt_node's fields from domain to bytes must be laid out as a lt_released");
 
 typedef struct lt_shard {
     lt_spinlock lock;
