@@ -222,8 +222,10 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
     /* The node's fields from domain to bytes are a lt_released's, in its
      * layout (registry_internal.h checks it): one copy of the block. The
      * lock is held, so seq, written only under it, holds still; `linked`
-     * (0 by now) lands in the record's padding. */
-    memcpy(grave, &node->domain, sizeof *grave);
+     * (0 by now) lands in the record's padding. The source is the node
+     * at that offset, not &node->domain: the copy spans more than that
+     * one byte (gcc's -Warray-bounds=2 says so). */
+    memcpy(grave, (const char *)node + offsetof(lt_node, domain), sizeof *grave);
 }
 
 static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node) { unlink_node_inline(shard, hash, node); }
