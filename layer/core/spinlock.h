@@ -38,6 +38,14 @@ static inline void lt_spin_lock(lt_spinlock *lock)
     }
 }
 
+/* One attempt at lt_spin_lock's exchange, same acquire order: 1 when the
+ * lock is now held. For a hot path that makes no call while the lock is
+ * free and leaves the waiting (sched_yield) to an out-of-line path. */
+static inline int lt_spin_trylock(lt_spinlock *lock)
+{
+    return !atomic_exchange_explicit(&lock->held, 1, memory_order_acquire);
+}
+
 static inline void lt_spin_unlock(lt_spinlock *lock)
 {
     atomic_store_explicit(&lock->held, 0, memory_order_release);
