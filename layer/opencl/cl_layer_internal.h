@@ -107,35 +107,21 @@ static inline void ltcl_event_from_queue(const char *call, cl_int result, const 
  * mode), the registry is unchanged. */
 typedef enum ltcl_verdict { LTCL_REFUSED = 0, LTCL_COUNTED = 1, LTCL_UNCOUNTED = 2 } ltcl_verdict;
 /* The verdict on a retain or release the registry did not count
- * (`status`). */
+ * (`status`): the rare half of a REFCOUNT wrapper (entry_points.c), which
+ * asks the registry itself. */
 ltcl_verdict ltcl_retain_not_counted(const char *call, ltcl_type type, const void *handle, livetrack_status status,
                                      cl_int *refused);
 ltcl_verdict ltcl_release_not_counted(const char *call, ltcl_type type, const void *handle, livetrack_status status,
                                       cl_int *refused);
-/* Inline, with the rare half out of line: a counted retain or release
- * then costs its wrapper one call into the registry, and the wrapper's
- * constants (call, type) need no saved registers across it. */
-static inline ltcl_verdict ltcl_retain(const char *call, ltcl_type type, const void *handle, cl_int *refused)
-{
-    livetrack_status status = livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), call);
-    if (__builtin_expect(status == LIVETRACK_OK, 1))
-        return LTCL_COUNTED;
-    return ltcl_retain_not_counted(call, type, handle, status, refused);
-}
-static inline ltcl_verdict ltcl_release(const char *call, ltcl_type type, const void *handle, cl_int *refused)
-{
-    livetrack_status status = livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, call);
-    if (__builtin_expect(status == LIVETRACK_OK, 1))
-        return LTCL_COUNTED;
-    return ltcl_release_not_counted(call, type, handle, status, refused);
-}
 /* For frees of objects that are not reference counted (SVM, USM).
  * `error_code` is what the call returns for a bad pointer; CL_SUCCESS for
  * calls that return nothing. */
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused);
-/* Undo a registry update when the driver rejected a call we allowed. */
-void ltcl_undo_release(ltcl_type type, const void *handle);
-void ltcl_undo_retain(ltcl_type type, const void *handle);
+/* Undo a registry update when the driver rejected a call we allowed;
+ * they return the driver's `result`, so that a wrapper's undo is a tail
+ * call. */
+cl_int ltcl_undo_release(ltcl_type type, const void *handle, cl_int result);
+cl_int ltcl_undo_retain(ltcl_type type, const void *handle, cl_int result);
 
 /* Root devices (not tracked, but known, so retain/release on them is not
  * taken for misuse). ltcl_is_root_device asks the platforms for their

@@ -64,23 +64,50 @@
 /* Retain and release update the registry BEFORE the driver: once the
  * driver frees an object it may hand the address to another thread's
  * create, which must find the registry already clean. A call the driver
- * then rejects is undone. */
+ * then rejects is undone. The registry's answer is asked for inline; any
+ * answer but LIVETRACK_OK goes to the row's name##_uncounted (LTCL_BEFORE_
+ * REFCOUNT), out of line and a tail call, and a rejected call's undo is a
+ * tail call too: the counted call then keeps only the handle across its
+ * calls (one saved register, no stack slot for a refusal code). */
 #define LTCL_EFFECT_REFCOUNT(name, ret, next, args, type, object, releases, untracked)                      \
     if (!(object) || untracked(object))                                                                      \
         return next args;                                                                                    \
-    cl_int refused_ = CL_SUCCESS;                                                                            \
-    ltcl_verdict verdict_ = (releases) ? ltcl_release(#name, LTCL_##type, (object), &refused_)               \
-                                       : ltcl_retain(#name, LTCL_##type, (object), &refused_);               \
-    if (verdict_ == LTCL_REFUSED)                                                                            \
-        return refused_;                                                                                     \
+    livetrack_status status_ =                                                                               \
+        (releases) ? livetrack_release(LIVETRACK_DOMAIN_OPENCL, LTCL_##type, ltcl_key(object), NULL, #name)   \
+                   : livetrack_retain(LIVETRACK_DOMAIN_OPENCL, LTCL_##type, ltcl_key(object), #name);         \
+    if (__builtin_expect(status_ != LIVETRACK_OK, 0))                                                        \
+        return name##_uncounted(LTCL_STRIP args, status_);                                                  \
     cl_int result_ = next args;                                                                              \
-    if (result_ != CL_SUCCESS && verdict_ == LTCL_COUNTED) {                                                 \
-        if (releases)                                                                                        \
-            ltcl_undo_release(LTCL_##type, (object));                                                        \
-        else                                                                                                 \
-            ltcl_undo_retain(LTCL_##type, (object));                                                         \
-    }                                                                                                        \
+    if (__builtin_expect(result_ != CL_SUCCESS, 0))                                                          \
+        return (releases) ? ltcl_undo_release(LTCL_##type, (object), result_)                                \
+                          : ltcl_undo_retain(LTCL_##type, (object), result_);                                \
     return result_;
+
+/* A retain or release the registry did not count (`status_`): the verdict
+ * on it decides whether the driver sees it, as before the split. */
+#define LTCL_BEFORE_REFCOUNT(name, ret, next, params, args, type, object, releases, untracked)              \
+    static __attribute__((noinline)) cl_int name##_uncounted(LTCL_STRIP params, livetrack_status status_)    \
+    {                                                                                                        \
+        cl_int refused_ = CL_SUCCESS;                                                                        \
+        ltcl_verdict verdict_ =                                                                              \
+            (releases) ? ltcl_release_not_counted(#name, LTCL_##type, (object), status_, &refused_)          \
+                       : ltcl_retain_not_counted(#name, LTCL_##type, (object), status_, &refused_);          \
+        if (verdict_ == LTCL_REFUSED)                                                                        \
+            return refused_;                                                                                 \
+        cl_int result_ = next args;                                                                          \
+        if (result_ != CL_SUCCESS && verdict_ == LTCL_COUNTED)                                               \
+            return (releases) ? ltcl_undo_release(LTCL_##type, (object), result_)                            \
+                              : ltcl_undo_retain(LTCL_##type, (object), result_);                            \
+        return result_;                                                                                      \
+    }
+/* The other effects need nothing before their wrapper. */
+#define LTCL_BEFORE_PASS(...)
+#define LTCL_BEFORE_CUSTOM(...)
+#define LTCL_BEFORE_CUSTOM_VOID(...)
+#define LTCL_BEFORE_CREATE(...)
+#define LTCL_BEFORE_SIZED_MEM(...)
+#define LTCL_BEFORE_EVENT(...)
+#define LTCL_BEFORE_EVENT_ERRCODE(...)
 
 #define LTCL_EFFECT_CREATE(name, ret, next, args, type, bytes, parent, second, flags)                       \
     ret created_ = next args;                                                                                \
@@ -112,6 +139,7 @@
 /* ---- the wrappers ---------------------------------------------------------- */
 
 #define LTCL_WRAPPER(name, next, ret, refuse, params, args, checks, effect, effect_args)                     \
+    LTCL_APPLY(LTCL_BEFORE_##effect, name, ret, next, params, args, LTCL_STRIP effect_args)                  \
     static ret CL_API_CALL name##_checked params                                                             \
     {                                                                                                        \
         static const char call_[] = #name;                                                                   \

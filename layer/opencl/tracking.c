@@ -192,18 +192,20 @@ ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_
                       error_code, refused);
 }
 
-void ltcl_undo_release(ltcl_type type, const void *handle)
+cl_int ltcl_undo_release(ltcl_type type, const void *handle, cl_int result)
 {
     /* Only possible while something else keeps the node: otherwise the
      * object drops out of tracking, which we say. */
     if (livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL) != LIVETRACK_OK)
         livetrack_report_misuse("the driver refused a release livetrack had already counted for %s %p; "
                                 "it is no longer tracked", type_names[type], handle);
+    return result;
 }
 
-void ltcl_undo_retain(ltcl_type type, const void *handle)
+cl_int ltcl_undo_retain(ltcl_type type, const void *handle, cl_int result)
 {
     livetrack_release(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL, "undo");
+    return result;
 }
 
 /* ---- root devices ------------------------------------------------------
