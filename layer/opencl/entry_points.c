@@ -25,7 +25,20 @@
 #define OBJS(type, count, array, code)                                                                       \
     for (cl_uint i_ = 0; bad_ == CL_SUCCESS && (array) && i_ < (count); i_++)                                \
         bad_ = ltcl_check_object(call_, #array, (long)i_, LTCL_##type, (array)[i_], (code));
-#define WAITS OBJS(EVENT, num_events_in_wait_list, event_wait_list, CL_INVALID_EVENT_WAIT_LIST)
+/* An enqueue's wait list, checked out of line: inline, its loop kept the
+ * list, its count and the index in saved registers and spilled the queue
+ * and the event slot in every enqueue wrapper, though most lists are
+ * empty. The same checks in the same order (OBJS). */
+static __attribute__((noinline)) cl_int ltcl_check_waits(const char *call_, cl_uint num_events_in_wait_list,
+                                                         const cl_event *event_wait_list)
+{
+    cl_int bad_ = CL_SUCCESS;
+    OBJS(EVENT, num_events_in_wait_list, event_wait_list, CL_INVALID_EVENT_WAIT_LIST)
+    return bad_;
+}
+#define WAITS                                                                                                \
+    if (bad_ == CL_SUCCESS && event_wait_list && num_events_in_wait_list)                                    \
+        bad_ = ltcl_check_waits(call_, num_events_in_wait_list, event_wait_list);
 #define DEV(param)                                                                                           \
     if (bad_ == CL_SUCCESS)                                                                                  \
         bad_ = ltcl_check_device(call_, #param, -1, (param));
