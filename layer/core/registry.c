@@ -601,21 +601,6 @@ no_node: /* the shard's lock is held; the parents' holds are given back */
     return LIVETRACK_NO_MEMORY;
 }
 
-/* lt_stack_capture for a valid (domain, type), inline: with call sites
- * off, once a kind's frameless site is interned, a create takes it with
- * one load and no call. Every other case is the same call as before; with
- * frames, lt_stack_capture_frames skips only the checks made here. */
-static inline livetrack_stack_id capture_for_create(unsigned domain, unsigned type)
-{
-    const lt_settings *settings = atomic_load_explicit(&lt_settings_ready, memory_order_acquire);
-    if (__builtin_expect(settings == NULL, 0))
-        return lt_stack_capture(domain, type);
-    if (settings->stack_depth > 0)
-        return lt_stack_capture_frames(domain, type, settings);
-    livetrack_stack_id id = atomic_load_explicit(&lt_kind_sites[domain][type], memory_order_relaxed);
-    return __builtin_expect(id != 0, 1) ? id : lt_stack_capture(domain, type);
-}
-
 livetrack_status livetrack_create(const livetrack_new_object *object)
 {
     if (!valid_new_object(object))
@@ -627,7 +612,7 @@ livetrack_status livetrack_create(const livetrack_new_object *object)
      * not in insert_object: the frames livetrack adds on top of the
      * program's are then the same for every create. */
     uint64_t ticks = lt_ticks();
-    livetrack_stack_id stack = capture_for_create(object->domain, object->type);
+    livetrack_stack_id stack = lt_stack_capture_inline(object->domain, object->type);
     return insert_object(object, ticks, stack);
 }
 
