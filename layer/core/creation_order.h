@@ -126,7 +126,8 @@ static inline uint64_t lt_order_ticks(uint64_t ticks)
 static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t above, uint64_t *ticks)
 {
     uint64_t again = lt_ticks_in_order();
-    if (lt_order_since(again) >= LT_ORDER_TICK_LIMIT) {
+    uint64_t now = lt_order_since(again);
+    if (now >= LT_ORDER_TICK_LIMIT) {
         *ticks = again;
         /* Above `above` as well, should a number made up where cores
          * disagreed be ahead of the counter: the counter passes it too,
@@ -138,7 +139,6 @@ static __attribute__((noinline, unused)) uint64_t lt_order_ticks_again(uint64_t 
                                                       memory_order_relaxed));
         return tick;
     }
-    uint64_t now = lt_order_ticks(again);
     if (now <= above)
         return above + 1;
     *ticks = again;
