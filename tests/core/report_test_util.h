@@ -1,8 +1,8 @@
 /*
  * Helpers for the report tests (core and OpenCL): run a program with its
- * output captured and a changed environment, read files, find the source
- * line of a `LEAK:name` marker, and check a JSON report against the schema
- * with check_report_json.py.
+ * output captured and a changed environment, capture a report in memory,
+ * read files, find the source line of a `LEAK:name` marker, and check a
+ * JSON report against the schema with check_report_json.py.
  *
  * Settings are read once per process, so a case that needs its own
  * LIVETRACK_* environment runs in a child.
@@ -78,6 +78,57 @@ static inline int rt_write_file(const char *path, const char *text)
         return 0;
     int ok = fputs(text, file) >= 0;
     return fclose(file) == 0 && ok;
+}
+
+/* Output written to memory: rt_capture_begin gives the stream to write
+ * to, rt_capture_end closes it and hands over the text (free it). A test
+ * that cannot capture its report cannot check anything, so either failing
+ * ends it with status 2. */
+typedef struct rt_capture {
+    char *text;
+    size_t size;
+    FILE *stream;
+} rt_capture;
+
+static inline FILE *rt_capture_begin(rt_capture *capture)
+{
+    *capture = (rt_capture){0};
+    capture->stream = open_memstream(&capture->text, &capture->size);
+    if (!capture->stream) {
+        fprintf(stderr, "open_memstream failed: %s\n", strerror(errno));
+        exit(2);
+    }
+    return capture->stream;
+}
+
+static inline char *rt_capture_end(rt_capture *capture)
+{
+    if (fclose(capture->stream) != 0 || !capture->text) {
+        fprintf(stderr, "the captured report was lost (out of memory?)\n");
+        exit(2);
+    }
+    return capture->text;
+}
+
+/* livetrack_write_report's output as a string to free; *written (unless
+ * NULL) gets what it returned. */
+static inline char *rt_report(livetrack_format format, unsigned flags, uint64_t since_mark, size_t *written)
+{
+    rt_capture capture;
+    size_t count = livetrack_write_report(rt_capture_begin(&capture), format, flags, since_mark);
+    if (written)
+        *written = count;
+    return rt_capture_end(&capture);
+}
+
+/* livetrack_write_peak_report's output, the same way. */
+static inline char *rt_peak_report(size_t *written)
+{
+    rt_capture capture;
+    size_t count = livetrack_write_peak_report(rt_capture_begin(&capture));
+    if (written)
+        *written = count;
+    return rt_capture_end(&capture);
 }
 
 /* Occurrences of `needle` in `text`. A plain loop: ASan's strstr measures

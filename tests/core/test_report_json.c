@@ -266,14 +266,7 @@ static void test_api_order(void)
                             NULL};
     CHECK(rt_check_json(path, checks));
     unlink(path);
-    char *text = NULL;
-    size_t size = 0;
-    FILE *file = open_memstream(&text, &size);
-    CHECK(file != NULL);
-    if (!file)
-        return;
-    livetrack_write_report(file, LIVETRACK_FORMAT_TEXT, 0, mark);
-    fclose(file);
+    char *text = rt_report(LIVETRACK_FORMAT_TEXT, 0, mark, NULL);
     const char *table = text ? strstr(text, "livetrack: leaks by API:\n") : NULL;
     const char *user = table ? strstr(table, "livetrack:   user ") : NULL;
     const char *opencl = table ? strstr(table, "livetrack:   OpenCL ") : NULL;

@@ -60,11 +60,9 @@ int main(void)
         make(T_C, 0xc0000 + i * 16, 1000);
 
     /* the peak alone */
-    char *text = NULL;
-    size_t size = 0;
-    FILE *file = open_memstream(&text, &size);
-    CHECK_EQ_INT(livetrack_write_peak_report(file), 150);
-    fclose(file);
+    size_t listed = 0;
+    char *text = rt_peak_report(&listed);
+    CHECK_EQ_INT(listed, 150);
     char expected[128];
     snprintf(expected, sizeof expected, "livetrack: at peak 244.1 KiB live in 150 objects (pid %ld, ", (long)getpid());
     CHECK_EQ_INT(rt_count_lines(text, expected), 1);
@@ -83,10 +81,9 @@ int main(void)
     free(text);
 
     /* the leak report with the peak section: C leaked, A and B at peak */
-    text = NULL;
-    file = open_memstream(&text, &size);
-    CHECK_EQ_INT(livetrack_write_report(file, LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_PEAK, 0), 10);
-    fclose(file);
+    size_t leaked = 0;
+    text = rt_report(LIVETRACK_FORMAT_TEXT, LIVETRACK_REPORT_PEAK, 0, &leaked);
+    CHECK_EQ_INT(leaked, 10);
     CHECK_EQ_INT(rt_count_lines(text, "livetrack: 10 leaked rp_c (9.8 KiB) created at:"), 1);
     CHECK_EQ_INT(rt_count_lines(text, "livetrack: at peak 244.1 KiB live in 150 objects ("), 1);
     CHECK(strstr(text, "livetrack: total:") < strstr(text, "livetrack: at peak"));

@@ -47,18 +47,7 @@ static void free_one(uint64_t handle)
 }
 
 /* The text peak section, whole. */
-static char *peak_text(void)
-{
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&text, &size);
-    CHECK(out != NULL);
-    if (!out)
-        return NULL;
-    livetrack_write_peak_report(out);
-    fclose(out);
-    return text;
-}
+static char *peak_text(void) { return rt_peak_report(NULL); }
 
 static void expect_line(const char *text, const char *line)
 {

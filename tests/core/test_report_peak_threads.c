@@ -118,11 +118,7 @@ typedef struct peak_text {
 
 static int read_peak_report(peak_text *out, char **text)
 {
-    size_t size = 0;
-    *text = NULL;
-    FILE *file = open_memstream(text, &size);
-    livetrack_write_peak_report(file);
-    fclose(file);
+    *text = rt_peak_report(NULL);
     memset(out, 0, sizeof *out);
     char line[512];
     if (!rt_line_starting(*text, "livetrack: at peak ", 0, line, sizeof line))

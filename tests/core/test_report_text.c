@@ -63,16 +63,7 @@ __attribute__((noinline)) static void make_any(uint64_t handle, unsigned type, u
 
 static char *report_text(unsigned flags, uint64_t mark, size_t *leaked)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *file = open_memstream(&text, &size);
-    if (!file)
-        exit(2);
-    size_t count = livetrack_write_report(file, LIVETRACK_FORMAT_TEXT, flags, mark);
-    fclose(file);
-    if (leaked)
-        *leaked = count;
-    return text;
+    return rt_report(LIVETRACK_FORMAT_TEXT, flags, mark, leaked);
 }
 
 static void expect_line(const char *text, const char *prefix, unsigned n, const char *expected)
@@ -292,11 +283,9 @@ static void test_since(void)
     CHECK_EQ_INT(release(0x5200), LIVETRACK_OK); /* kept alive, not a leak */
     CHECK_EQ_INT(release(0x5110), LIVETRACK_OK);
     CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 2); /* event 0x5100, kernel 0x5210 */
-    char *text = NULL;
-    size_t size = 0;
-    FILE *file = open_memstream(&text, &size);
-    CHECK_EQ_INT(livetrack_leaks_since(mark, file), 2);
-    fclose(file);
+    rt_capture capture;
+    CHECK_EQ_INT(livetrack_leaks_since(mark, rt_capture_begin(&capture)), 2);
+    char *text = rt_capture_end(&capture);
     char expected[256];
     snprintf(expected, sizeof expected,
              "livetrack: 2 leaked objects (0 bytes) from 2 call sites created since mark %" PRIu64 " in pid %ld", mark,
