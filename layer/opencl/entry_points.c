@@ -151,7 +151,9 @@ static __attribute__((noinline)) cl_int ltcl_check_waits(const char *call_, cl_u
 
 /* ---- the wrappers ---------------------------------------------------------- */
 
-#define LTCL_WRAPPER(name, next, ret, refuse, params, args, checks, effect, effect_args)                     \
+/* `next` is the driver function as the out-of-line halves (LTCL_BEFORE_*)
+ * find it; the effect calls `resolved`, which `resolve` may set first. */
+#define LTCL_WRAPPER(name, next, resolve, resolved, ret, refuse, params, args, checks, effect, effect_args)  \
     LTCL_APPLY(LTCL_BEFORE_##effect, name, ret, next, params, args, LTCL_STRIP effect_args)                  \
     static ret CL_API_CALL name##_checked params                                                             \
     {                                                                                                        \
@@ -162,13 +164,21 @@ static __attribute__((noinline)) cl_int ltcl_check_waits(const char *call_, cl_u
         {                                                                                                    \
             LTCL_REFUSE_##refuse                                                                             \
         }                                                                                                    \
-        LTCL_APPLY(LTCL_EFFECT_##effect, name, ret, next, args, LTCL_STRIP effect_args)                      \
+        resolve LTCL_APPLY(LTCL_EFFECT_##effect, name, ret, resolved, args, LTCL_STRIP effect_args)          \
     }
 
+/* A dispatch row's driver function is one load, done where it is called. */
 #define LTCL_CORE_WRAPPER(name, ret, refuse, params, args, checks, effect, effect_args) \
-    LTCL_WRAPPER(name, ltcl_next->name, ret, refuse, params, args, checks, effect, effect_args)
-#define LTCL_EXT_WRAPPER(name, icd, ret, refuse, params, args, checks, effect, effect_args) \
-    LTCL_WRAPPER(name, LTCL_EXT_DRIVER(name, icd), ret, refuse, params, args, checks, effect, effect_args)
+    LTCL_WRAPPER(name, ltcl_next->name, , ltcl_next->name, ret, refuse, params, args, checks, effect, effect_args)
+/* An extension row's is the one of the ICD its object belongs to, which
+ * ltcl_ext_driver reads only while the registry holds the object live: so
+ * before the effect, whose release may end it in the registry (the last
+ * clReleaseSemaphoreKHR went to the first ICD's driver). Unused (a custom
+ * effect finds its own), the call is dropped: ltcl_ext_driver is pure. */
+#define LTCL_EXT_WRAPPER(name, icd, ret, refuse, params, args, checks, effect, effect_args)                  \
+    LTCL_WRAPPER(name, LTCL_EXT_DRIVER(name, icd),                                                           \
+                 __attribute__((unused)) name##_fn driver_ = LTCL_EXT_DRIVER(name, icd);, driver_,           \
+                 ret, refuse, params, args, checks, effect, effect_args)
 #define LTCL_NO_WRAPPER(name)
 
 LTCL_DISPATCH_TABLE(LTCL_CORE_WRAPPER, LTCL_NO_WRAPPER)

@@ -692,8 +692,11 @@ typedef enum ltcl_ext_id {
 } ltcl_ext_id;
 
 /* The driver's function for an extension call whose ICD is that of
- * `object` (a handle the checks found live, or NULL). */
-void *ltcl_ext_driver(ltcl_ext_id id, const void *object);
+ * `object`: a handle the registry holds live (the checks found it so, or
+ * the retain or release about to be counted), or NULL. It reads the
+ * object's ICD only then: any other handle gets the first ICD's. Pure
+ * (it changes nothing), so an unused call is dropped. */
+void *ltcl_ext_driver(ltcl_ext_id id, const void *object) __attribute__((pure));
 #define LTCL_EXT_DRIVER(name, object) ((name##_fn)ltcl_ext_driver(LTCL_EXT_##name, (object)))
 
 /* cl_intel_va_api_media_sharing's header needs libva's; the surface is
