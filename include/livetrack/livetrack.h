@@ -34,7 +34,7 @@ extern "C" {
 
 #define LIVETRACK_VERSION_MAJOR 0
 #define LIVETRACK_VERSION_MINOR 3
-#define LIVETRACK_VERSION_PATCH 1
+#define LIVETRACK_VERSION_PATCH 2
 
 /* The API an object belongs to. Handles are keyed by (domain, handle). */
 typedef enum livetrack_domain {
@@ -232,6 +232,18 @@ LIVETRACK_API livetrack_status livetrack_keep_parents(const livetrack_object *ob
  * no node could be had. */
 LIVETRACK_API livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs_taken,
                                                  livetrack_keeper *const parents[2], const char *call);
+
+/* The last release of a handle that is not live now, as the registry
+ * remembers it (each of its 64 shards keeps its last 128 deaths): domain,
+ * type, handle, creation number, time, bytes and call site, with no
+ * references, holders, owner or parents (a dead object holds none).
+ * LIVETRACK_OK; LIVETRACK_UNKNOWN when the handle is live, was never seen
+ * or was released too long ago; LIVETRACK_BAD_ARGUMENT for a bad domain
+ * or a NULL `out`. For a front end whose last release of an object the
+ * driver refused after livetrack counted it, with no livetrack_lookup
+ * answer from before: livetrack_restore(&out, 1, NULL, call) puts the
+ * object back as it was, but holding no parents. */
+LIVETRACK_API livetrack_status livetrack_released(livetrack_domain domain, uint64_t handle, livetrack_object *out);
 
 /* Whether a handle is live, and its type: the cheap check a front end
  * makes on every object argument (nothing converted; objects the thread

@@ -154,6 +154,57 @@ static void test_released_type(void)
     CHECK_EQ_INT(livetrack_released_type(LIVETRACK_DOMAIN_USER, buffer, NULL), LIVETRACK_OK);
 }
 
+/* livetrack_released: a dead object's description, from which a release
+ * the driver refused can be undone (livetrack_restore) without a lookup
+ * taken before it. */
+static void test_released_description(void)
+{
+    livetrack_object dead;
+    uint64_t never = new_handle();
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, never, &dead), LIVETRACK_UNKNOWN);
+    uint64_t context = make(T_CTX, 0);
+    uint64_t buffer = new_handle();
+    CHECK_EQ_INT(create_full(buffer, T_MEM, context, 0, 0, 4096, OWNER_A), LIVETRACK_OK);
+    livetrack_object before = look(buffer);
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, buffer, &dead), LIVETRACK_UNKNOWN); /* live */
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_COUNT, buffer, &dead), LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, buffer, NULL), LIVETRACK_BAD_ARGUMENT);
+
+    CHECK_EQ_INT(release(buffer), LIVETRACK_OK);
+    memset(&dead, 0xff, sizeof dead);
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, buffer, &dead), LIVETRACK_OK);
+    CHECK_EQ_INT(dead.domain, LIVETRACK_DOMAIN_USER);
+    CHECK_EQ_INT(dead.type, T_MEM);
+    CHECK(dead.type_name && !strcmp(dead.type_name, "sem_mem"));
+    CHECK_EQ_INT(dead.handle, buffer);
+    CHECK_EQ_INT(dead.seq, before.seq);
+    CHECK_EQ_INT(dead.bytes, 4096);
+    CHECK_EQ_INT(dead.stack, before.stack);
+    /* ticks to ns and back at the rate of the moment: within a microsecond */
+    CHECK(dead.time_ns + 1000 > before.time_ns && dead.time_ns < before.time_ns + 1000);
+    CHECK(dead.refs == 0 && dead.holders == 0 && dead.owner == NULL && dead.parents[0] == 0 && dead.parents[1] == 0);
+
+    /* Put back from it: the same object, holding no parent. */
+    uint64_t created = 0;
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    created = stats.created;
+    CHECK_EQ_INT(livetrack_restore(&dead, 1, NULL, "undo"), LIVETRACK_OK);
+    livetrack_object back = look(buffer);
+    CHECK_EQ_INT(back.seq, before.seq);
+    CHECK_EQ_INT(back.refs, 1);
+    CHECK_EQ_INT(back.bytes, 4096);
+    CHECK_EQ_INT(back.stack, before.stack);
+    CHECK_EQ_INT(back.parents[0], 0);
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.created, created);
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, buffer, &dead), LIVETRACK_UNKNOWN); /* live again */
+    check_counts(context, 1, 0);
+    CHECK_EQ_INT(release(buffer), LIVETRACK_OK);
+    CHECK_EQ_INT(release(context), LIVETRACK_OK);
+    CHECK(!is_live(buffer) && !is_live(context));
+}
+
 /* ---- kept alive ------------------------------------------------------------ */
 
 static void test_kept_alive(void)
@@ -1179,6 +1230,7 @@ int main(int argc, char **argv)
     test_kept_alive();
     test_keepers();
     test_released_type();
+    test_released_description();
     test_parents();
     test_replacement();
     test_bad_arguments();

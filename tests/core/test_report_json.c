@@ -120,7 +120,7 @@ static void test_full(void)
     write_json(path, 0, 0);
     const char *checks[] = {
         "r['schema'] == 'livetrack-report' and r['version'] == 1",
-        "r['tool'] == {'name': 'livetrack', 'version': '0.3.1'}",
+        "r['tool'] == {'name': 'livetrack', 'version': '0.3.2'}",
         fmt("r['process']['pid'] == %ld", (long)getpid()),
         "r['process']['executable'].endswith('/test_report_json')",
         "r['at_exit'] is False and r['since_mark'] == 0",
