@@ -194,11 +194,22 @@ ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_
 
 cl_int ltcl_undo_release(ltcl_type type, const void *handle, cl_int result)
 {
-    /* Only possible while something else keeps the node: otherwise the
-     * object drops out of tracking, which we say. */
-    if (livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL) != LIVETRACK_OK)
-        livetrack_report_misuse("the driver refused a release livetrack had already counted for %s %p; "
-                                "it is no longer tracked", type_names[type], handle);
+    /* Still in the registry (references were left, or children keep it):
+     * the reference comes back. */
+    if (livetrack_retain(LIVETRACK_DOMAIN_OPENCL, type, ltcl_key(handle), NULL) == LIVETRACK_OK)
+        return result;
+    /* The release was its last, and the registry ended the object, which
+     * the driver keeps: it is put back from the registry's record of that
+     * release, with its creation number, time, size and call site, but
+     * holding no parents (the record keeps none). A description taken
+     * before every release would keep them, at a lookup per release on
+     * the hot path, for what drivers do only when out of resources. */
+    livetrack_object dead;
+    if (livetrack_released(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &dead) == LIVETRACK_OK && dead.type == type &&
+        livetrack_restore(&dead, 1, NULL, "undo") == LIVETRACK_OK)
+        return result;
+    livetrack_report_misuse("the driver refused a release livetrack had already counted for %s %p; "
+                            "it is no longer tracked", type_names[type], handle);
     return result;
 }
 
