@@ -53,6 +53,8 @@ typedef struct lt_misuse_record {
 } lt_misuse_record;
 /* Copy the kept records, oldest first; returns how many were written. */
 size_t lt_misuse_records(lt_misuse_record *out, size_t max);
+/* How many records are kept now (more may be by the time they are copied). */
+size_t lt_misuse_kept(void);
 
 /* ---- released objects (registry.c) ---- */
 typedef struct lt_released {

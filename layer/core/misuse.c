@@ -163,6 +163,14 @@ size_t lt_misuse_records(lt_misuse_record *out, size_t max)
     return count;
 }
 
+size_t lt_misuse_kept(void)
+{
+    pthread_mutex_lock(&mutex);
+    size_t count = kept;
+    pthread_mutex_unlock(&mutex);
+    return count;
+}
+
 void lt_history_lock(void)
 {
     lt_peak_lock();

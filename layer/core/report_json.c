@@ -490,15 +490,14 @@ static void put_suppressions(FILE *out, const lt_report_model *model)
 void lt_report_write_json(FILE *out, lt_report_model *model, unsigned flags)
 {
     /* What takes livetrack's locks comes first (the peak's copy, the
-     * misuse records and their symbolized stacks); then the stream is held
-     * for the whole document and never let go before its end, so the
-     * unlocked stdio calls are safe and other threads' output cannot land
-     * inside it. */
+     * misuse records' symbolized stacks); then the stream is held for the
+     * whole document and never let go before its end, so the unlocked
+     * stdio calls are safe and other threads' output cannot land inside
+     * it. The records themselves are the model's: copied with the stats
+     * that give `misuse_count`, so the list is never longer than that. */
     lt_report_peak_build(model);
-    lt_misuse_record *records = lt_malloc(LT_MISUSE_KEPT * sizeof *records);
-    size_t misuse_count = records ? lt_misuse_records(records, LT_MISUSE_KEPT) : 0;
     misuse_frames misuse_stacks;
-    symbolize_misuse_stacks(records, misuse_count, &misuse_stacks);
+    symbolize_misuse_stacks(model->misuse, model->misuse_kept, &misuse_stacks);
     flockfile(out);
     fprintf(out, "{\n  \"schema\": \"livetrack-report\", \"version\": 1,\n"
                  "  \"tool\": {\"name\": \"livetrack\", \"version\": \"%d.%d.%d\"},\n",
@@ -514,10 +513,9 @@ void lt_report_write_json(FILE *out, lt_report_model *model, unsigned flags)
     put_sites(out, model);
     put_objects(out, model);
     put_peak(out, model);
-    put_misuse(out, records, misuse_count, &misuse_stacks);
+    put_misuse(out, model->misuse, model->misuse_kept, &misuse_stacks);
     fputs_unlocked("\n}\n", out);
     funlockfile(out);
     fflush(out);
     free_misuse_stacks(&misuse_stacks);
-    lt_free(records);
 }

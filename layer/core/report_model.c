@@ -431,12 +431,29 @@ static int build(builder *b)
     return totals(model);
 }
 
+/* The misuse records, for the writers. Copied here, not when a report is
+ * written, and before the stats are read: a misuse is counted before its
+ * record is kept, so the count read after the copy covers every record in
+ * it, while other threads' misuses during the snapshot, the grouping and
+ * the symbolizing are in neither. One report never lists more records
+ * than its `misuse_count` says there were. */
+static void copy_misuse_records(lt_report_model *model)
+{
+    size_t kept = lt_misuse_kept();
+    if (!kept)
+        return;
+    model->misuse = lt_malloc(kept * sizeof *model->misuse);
+    /* Out of memory: the report lists none, the count still says how many. */
+    model->misuse_kept = model->misuse ? lt_misuse_records(model->misuse, kept) : 0;
+}
+
 void lt_report_model_init(lt_report_model *model)
 {
     memset(model, 0, sizeof *model);
     lt_site_groups_init(&model->groups);
     model->call_sites = lt_get_settings()->stack_depth > 0;
     model->suppressions = lt_suppressions_get();
+    copy_misuse_records(model);
     livetrack_get_stats(&model->stats);
 }
 
@@ -493,6 +510,7 @@ void lt_report_model_free(lt_report_model *model)
     lt_free(model->kept);
     lt_free(model->by_type);
     lt_free(model->pattern_use);
+    lt_free(model->misuse);
     lt_site_groups_free(&model->groups);
     livetrack_snapshot_free(model->snapshot);
     memset(model, 0, sizeof *model);

@@ -57,6 +57,8 @@ typedef struct lt_report_model {
     size_t count;                 /* objects in the snapshot */
     uint64_t since_mark;
     livetrack_stats stats;
+    lt_misuse_record *misuse;     /* the kept misuse records, copied just before the stats */
+    size_t misuse_kept;           /* so never more than stats.misuse counts */
     int call_sites;               /* LIVETRACK_STACK_DEPTH > 0 */
     const lt_suppressions *suppressions;
     lt_pattern_use *pattern_use;  /* per suppression pattern */
@@ -86,7 +88,8 @@ typedef struct lt_report_model {
     size_t peak_site_count;
 } lt_report_model;
 
-/* An empty model (no snapshot): enough for the peak alone. */
+/* An empty model (no snapshot): enough for the peak alone. It has the
+ * stats and the misuse records, taken together. */
 void lt_report_model_init(lt_report_model *model);
 
 /* Build the model of the objects created after `since_mark` (0: all).

@@ -222,6 +222,8 @@ static void print_summary(FILE *out, const lt_report_model *model)
                     patterns->items[i].line);
         }
     }
+    /* The JSON's misuse_count: read with the model's misuse records, so a
+     * call misused while this is written is in neither format. */
     if (model->stats.misuse)
         fprintf(out, "livetrack: %" PRIu64 " misused call%s reported during the run\n", model->stats.misuse,
                 plural(model->stats.misuse));

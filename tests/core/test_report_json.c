@@ -6,14 +6,18 @@
  * object, the peak, misuse records with their stacks, 64-bit handles as
  * hex strings, and string escaping (quotes, backslashes, control
  * characters, invalid UTF-8 -> U+FFFD). Also the document of an empty
- * registry and, in a child, with call sites off.
+ * registry and, in a child, with call sites off, and, in another, a
+ * misuse count and list that agree although a call is misused while the
+ * exit report is written.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "livetrack/livetrack.h"
 #include "report_test_util.h"
@@ -384,6 +388,82 @@ static void test_stream_held(void)
     }
 }
 
+/* Each depth of the recursion is a call site of its own, so a few
+ * leaks make a text report of several KiB. */
+__attribute__((noinline)) static void leak_at_depth(unsigned depth, uint64_t handle)
+{
+    if (depth)
+        leak_at_depth(depth - 1, handle);
+    else
+        CHECK_EQ_INT(create(handle, T_BUFFER, 64, 0), LIVETRACK_OK);
+    __asm__ volatile("" ::: "memory"); /* not a tail call: each depth keeps its frame */
+}
+
+static int text_report_pipe = -1;
+
+/* The exit report's text arrives here only after its model was built and
+ * before its JSON is written; the writer waits on the small pipe for the
+ * thread to read the rest, so the misuse below falls exactly between the
+ * two. The pipe is also open for writing here: no end of file, the thread
+ * reads until the process ends. */
+static void *misuse_while_text_written(void *unused)
+{
+    (void)unused;
+    char buffer[512];
+    if (read(text_report_pipe, buffer, sizeof buffer) > 0)
+        misuse(0xbad0);
+    while (read(text_report_pipe, buffer, sizeof buffer) > 0)
+        continue;
+    return NULL;
+}
+
+/* Child: leaks, one misuse, and a thread that misuses a call while the
+ * exit report's text goes to the FIFO argv[2] (LIVETRACK_OUTPUT). */
+static int child_misuse_mid_report(const char *fifo)
+{
+    /* Read and write, as Linux allows for a FIFO: the open waits for no
+     * writer, and the exit report's open for writing waits for no reader. */
+    text_report_pipe = open(fifo, O_RDWR);
+    CHECK(text_report_pipe >= 0);
+    /* One page: the text report, several pages, cannot all be written
+     * before the thread has read most of it. */
+    CHECK_EQ_INT(fcntl(text_report_pipe, F_SETPIPE_SZ, 4096), 4096);
+    for (unsigned depth = 0; depth < 12; depth++)
+        leak_at_depth(depth, 0xd000 + depth * 16);
+    misuse(0xdead);
+    pthread_t thread;
+    CHECK_EQ_INT(pthread_create(&thread, NULL, misuse_while_text_written, NULL), 0);
+    CHECK_EQ_INT(pthread_detach(thread), 0);
+    return check_failed;
+}
+
+/* misuse_count counts every misused call up to the report, and the misuse
+ * list is never longer: both are taken when the report's model is built.
+ * A call misused while the exit report is written (its text first, then
+ * its JSON) is in neither. (The list was once copied only when the JSON
+ * was written, so it had that call and the count did not.) */
+static void test_misuse_mid_report(void)
+{
+    char fifo[256], path[256], output_setting[300], json_setting[300];
+    snprintf(fifo, sizeof fifo, "%s/text.fifo", dir);
+    snprintf(path, sizeof path, "%s/mid_report.json", dir);
+    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", fifo);
+    snprintf(json_setting, sizeof json_setting, "LIVETRACK_JSON=%s", path);
+    CHECK_EQ_INT(mkfifo(fifo, 0600), 0);
+    char *argv[] = {(char *)rt_self(), "misuse-mid-report", fifo, NULL};
+    const char *const set[] = {output_setting, json_setting, "LIVETRACK_MAX_DIAGNOSTICS=0", NULL};
+    rt_child child;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    rt_child_free(&child);
+    unlink(fifo);
+    const char *checks[] = {"r['summary']['leaked_objects'] == 12",
+                            "r['summary']['misuse_count'] >= len(r['misuse'])",
+                            "r['summary']['misuse_count'] == 1 and len(r['misuse']) == 1",
+                            "r['misuse'][0]['handle'] == '0xdead'", NULL};
+    CHECK(rt_check_json(path, checks));
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -391,6 +471,8 @@ int main(int argc, char **argv)
         return child_depth_zero(argv[2]);
     if (argc > 2 && !strcmp(argv[1], "stream-held"))
         return child_stream_held(argv[2]);
+    if (argc > 2 && !strcmp(argv[1], "misuse-mid-report"))
+        return child_misuse_mid_report(argv[2]);
     CHECK(mkdtemp(dir) != NULL);
     test_empty();
     test_full();
@@ -398,9 +480,10 @@ int main(int argc, char **argv)
     test_kept_bytes();
     test_depth_zero();
     test_stream_held();
+    test_misuse_mid_report();
     free_checks();
     if (!check_failed) {
-        const char *names[] = {"empty.json", "full.json", "since.json", "depth0.json"};
+        const char *names[] = {"empty.json", "full.json", "since.json", "depth0.json", "mid_report.json"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             char path[256];
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
