@@ -270,9 +270,10 @@ LIVETRACK_API livetrack_status livetrack_destroy_object(const livetrack_object *
 
 /* Run fn(context) only while `object` (that very incarnation) is live,
  * holding the registry lock that releasing or destroying its handle must
- * take: fn may, for instance, take a driver reference that a concurrent
- * release then cannot race. fn must not call into livetrack. Returns 1
- * when fn ran. */
+ * take: fn may, for instance, ask the driver about the object, which a
+ * concurrent release then cannot free meanwhile. fn must not call into
+ * livetrack, nor wait for a thread that may (a driver's release can wait
+ * for the thread running one of its callbacks). Returns 1 when fn ran. */
 LIVETRACK_API int livetrack_while_live(const livetrack_object *object, void (*fn)(void *context), void *context);
 
 /* A copy of the live set, newest first, taken under the registry's locks

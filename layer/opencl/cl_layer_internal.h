@@ -188,9 +188,6 @@ static inline void ltcl_record_creation(const char *call, ltcl_type type, const 
         ltcl_record(call, type, handle, bytes, parent, second_parent, flags, platform);
 }
 
-/* Whether this thread is running a context destructor callback. */
-int ltcl_in_context_destructor(void);
-
 /* clEnqueueSVMFree's free function as the driver gets it: a trampoline
  * that marks its thread while the program's function runs, and in `data`
  * the trampoline's record (or the program's own function and data when

@@ -552,7 +552,7 @@
       OBJ(CONTEXT, context) IMAGE_SOURCE(image_desc), SIZED_MEM, (context, ltcl_image_source(image_desc)))           \
     X(clSetContextDestructorCallback, cl_int, CODE,                                                                  \
       (cl_context context, void(CL_CALLBACK *pfn_notify)(cl_context, void *), void *user_data),                      \
-      (context, pfn_notify, user_data), OBJ(CONTEXT, context), CUSTOM, ())
+      (context, pfn_notify, user_data), OBJ(CONTEXT, context), PASS, ())
 
 /* The extension functions the layer wraps. A row is a dispatch row with
  * one more column after the name: the argument whose ICD serves the call

@@ -16,64 +16,57 @@
 static void CL_API_CALL track_live_objects(cl_platform_id platform) { (void)platform; }
 
 typedef cl_int(CL_API_CALL *info_fn)(void *object, cl_uint param, size_t size, void *value, size_t *size_ret);
-typedef cl_int(CL_API_CALL *refcount_fn)(void *object);
 
 static void *extension_function_of(const void *platform, const char *name)
 {
     return platform ? ltcl_next->clGetExtensionFunctionAddressForPlatform((cl_platform_id)platform, name) : NULL;
 }
 
-/* How to ask the driver for an object's count, and to hold it meanwhile. */
+/* How to ask the driver for an object's count. */
 typedef struct count_query {
     info_fn query;
     cl_uint param;
-    refcount_fn retain;
-    refcount_fn release;
 } count_query;
 
 static count_query count_query_for(const livetrack_object *object)
 {
-#define DRIVER_QUERY(info, param, retain, release) \
-    (count_query) { (info_fn)ltcl_next->info, param, (refcount_fn)ltcl_next->retain, (refcount_fn)ltcl_next->release }
+#define DRIVER_QUERY(info, param) ((count_query){(info_fn)ltcl_next->info, param})
     switch ((ltcl_type)object->type) {
-    case LTCL_CONTEXT: return DRIVER_QUERY(clGetContextInfo, CL_CONTEXT_REFERENCE_COUNT, clRetainContext, clReleaseContext);
-    case LTCL_QUEUE:
-        return DRIVER_QUERY(clGetCommandQueueInfo, CL_QUEUE_REFERENCE_COUNT, clRetainCommandQueue, clReleaseCommandQueue);
-    case LTCL_MEM: return DRIVER_QUERY(clGetMemObjectInfo, CL_MEM_REFERENCE_COUNT, clRetainMemObject, clReleaseMemObject);
-    case LTCL_PROGRAM: return DRIVER_QUERY(clGetProgramInfo, CL_PROGRAM_REFERENCE_COUNT, clRetainProgram, clReleaseProgram);
-    case LTCL_KERNEL: return DRIVER_QUERY(clGetKernelInfo, CL_KERNEL_REFERENCE_COUNT, clRetainKernel, clReleaseKernel);
-    case LTCL_EVENT: return DRIVER_QUERY(clGetEventInfo, CL_EVENT_REFERENCE_COUNT, clRetainEvent, clReleaseEvent);
-    case LTCL_SAMPLER: return DRIVER_QUERY(clGetSamplerInfo, CL_SAMPLER_REFERENCE_COUNT, clRetainSampler, clReleaseSampler);
-    case LTCL_DEVICE: return DRIVER_QUERY(clGetDeviceInfo, CL_DEVICE_REFERENCE_COUNT, clRetainDevice, clReleaseDevice);
+    case LTCL_CONTEXT: return DRIVER_QUERY(clGetContextInfo, CL_CONTEXT_REFERENCE_COUNT);
+    case LTCL_QUEUE: return DRIVER_QUERY(clGetCommandQueueInfo, CL_QUEUE_REFERENCE_COUNT);
+    case LTCL_MEM: return DRIVER_QUERY(clGetMemObjectInfo, CL_MEM_REFERENCE_COUNT);
+    case LTCL_PROGRAM: return DRIVER_QUERY(clGetProgramInfo, CL_PROGRAM_REFERENCE_COUNT);
+    case LTCL_KERNEL: return DRIVER_QUERY(clGetKernelInfo, CL_KERNEL_REFERENCE_COUNT);
+    case LTCL_EVENT: return DRIVER_QUERY(clGetEventInfo, CL_EVENT_REFERENCE_COUNT);
+    case LTCL_SAMPLER: return DRIVER_QUERY(clGetSamplerInfo, CL_SAMPLER_REFERENCE_COUNT);
+    case LTCL_DEVICE: return DRIVER_QUERY(clGetDeviceInfo, CL_DEVICE_REFERENCE_COUNT);
     case LTCL_COMMAND_BUFFER:
         return (count_query){(info_fn)extension_function_of(object->owner, "clGetCommandBufferInfoKHR"),
-                             CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR,
-                             (refcount_fn)extension_function_of(object->owner, "clRetainCommandBufferKHR"),
-                             (refcount_fn)extension_function_of(object->owner, "clReleaseCommandBufferKHR")};
+                             CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR};
     case LTCL_SEMAPHORE:
         return (count_query){(info_fn)extension_function_of(object->owner, "clGetSemaphoreInfoKHR"),
-                             CL_SEMAPHORE_REFERENCE_COUNT_KHR,
-                             (refcount_fn)extension_function_of(object->owner, "clRetainSemaphoreKHR"),
-                             (refcount_fn)extension_function_of(object->owner, "clReleaseSemaphoreKHR")};
+                             CL_SEMAPHORE_REFERENCE_COUNT_KHR};
     case LTCL_SVM:
     case LTCL_USM:
     case LTCL_TYPE_COUNT:
         break; /* allocations have no count: one owner */
     }
 #undef DRIVER_QUERY
-    return (count_query){NULL, 0, NULL, NULL};
+    return (count_query){NULL, 0};
 }
 
-typedef struct pin_request {
-    refcount_fn retain;
+typedef struct count_request {
+    count_query how;
     void *handle;
-    int pinned;
-} pin_request;
+    cl_int result;
+    cl_uint value;
+} count_request;
 
-static void pin_in_driver(void *context)
+static void ask_driver(void *context)
 {
-    pin_request *request = context;
-    request->pinned = request->retain(request->handle) == CL_SUCCESS;
+    count_request *request = context;
+    request->result =
+        request->how.query(request->handle, request->how.param, sizeof request->value, &request->value, NULL);
 }
 
 /* The count livetrack knows, when the driver is not asked or cannot
@@ -87,37 +80,36 @@ static cl_uint known_count(const livetrack_object *object)
 /* The driver's own count of a live object, or 0 when it is gone.
  *
  * Another thread may release the object at any moment; asking a driver
- * about a freed object crashes it. So the driver retain is taken while the
+ * about a freed object crashes it. So the driver is asked while the
  * registry holds the lock that any release of this handle must pass
  * (releases update the registry before the driver): either the release
- * came first and we skip the object, or our reference keeps it alive until
- * we have asked. Every hold we model is one the OpenCL object model
- * guarantees, so objects only kept alive by children are safe to retain. */
+ * came first and we skip the object, or it waits until we have asked.
+ * Every hold we model is one the OpenCL object model guarantees, so an
+ * object only kept alive by children is alive in the driver too.
+ *
+ * No reference of our own is taken and dropped around the query: dropping
+ * one is a release, and pocl 3.1 makes clReleaseContext wait for the lock
+ * it runs a context's destructor callback under; a callback that waits for
+ * this report (or a report made there, on another context) then waited for
+ * ever. A count query only reads: pocl takes at most the object's own
+ * lock for it, and lets go of that around the program's callbacks, so no
+ * thread holding it waits for the registry lock held here. The query calls
+ * only the layers below, never livetrack, as livetrack_while_live asks. */
 static int driver_refcount(const livetrack_object *object, cl_uint *count)
 {
     count_query how = count_query_for(object);
-    /* No reference of our own while a context destructor callback runs
-     * (wrap_callbacks.c): the registry's count, as for a type the driver
-     * cannot be asked about. */
-    if (!how.query || !how.retain || !how.release || ltcl_in_context_destructor()) {
+    if (!how.query) {
         *count = known_count(object);
         return livetrack_still_live(object);
     }
-    pin_request request = {how.retain, (void *)(uintptr_t)object->handle, 0};
-    if (!livetrack_while_live(object, pin_in_driver, &request) || !request.pinned)
+    count_request request = {how, (void *)(uintptr_t)object->handle, CL_INVALID_VALUE, 0};
+    if (!livetrack_while_live(object, ask_driver, &request))
         return 0;
-    cl_uint value = 0;
-    if (how.query(request.handle, how.param, sizeof value, &value, NULL) == CL_SUCCESS && value > 0)
-        *count = value - 1; /* less our own reference */
+    if (request.result == CL_SUCCESS && request.value > 0)
+        *count = request.value;
     else
         *count = known_count(object); /* the driver could not say */
-    /* The program may have released it while we held it: then ours may
-     * be the last reference (the count just read is 0), and the object is
-     * not live any more. Asked before our reference goes, which may free
-     * it. */
-    int live = livetrack_still_live(object);
-    how.release(request.handle);
-    return live;
+    return 1;
 }
 
 /* One report calls report_fn from the calling thread, one object after
@@ -126,7 +118,9 @@ static int driver_refcount(const livetrack_object *object, cl_uint *count)
  * as in the Intel runtime, which lets go of its lock around each
  * callback: a callback may wait for another thread (join it, wait for an
  * event its work sets) that itself asks for a report, and one lock over
- * all reports made that wait for ever. No lock is held here at all. */
+ * all reports made that wait for ever. No lock is held while report_fn
+ * runs; the registry's lock for one handle only while the driver is asked
+ * for its count (driver_refcount). */
 static void CL_API_CALL report_live_objects(cl_platform_id platform, cl_live_object_report_fn report_fn,
                                             void *user_data)
 {

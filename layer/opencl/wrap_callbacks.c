@@ -15,7 +15,6 @@
  * outliving the driver's object would make reports query freed memory.
  */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "entry_points.h"
@@ -26,13 +25,12 @@
  * above) leaves its record reachable, not leaked. */
 typedef struct pending_callback {
     void(CL_CALLBACK *event_notify)(cl_event, cl_int, void *); /* or: */
-    ltcl_svm_free_fn svm_free;                                /* or: */
-    void(CL_CALLBACK *context_notify)(cl_context, void *);
+    ltcl_svm_free_fn svm_free;
     void *user_data;
     struct pending_callback *previous, *next;
 } pending_callback;
 
-static pending_callback pending_list = {NULL, NULL, NULL, NULL, &pending_list, &pending_list};
+static pending_callback pending_list = {NULL, NULL, NULL, &pending_list, &pending_list};
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t pending_lock_forks = PTHREAD_ONCE_INIT;
 
@@ -172,40 +170,6 @@ ltcl_svm_free_fn ltcl_svm_free_callback(ltcl_svm_free_fn free_fn, void *user_dat
     *data = pending;
     return run_svm_free;
 }
-
-/* pocl 3.1 runs a context's destructor callback under a lock that a
- * clReleaseContext waits for, on any thread. The program's callback may
- * ask for a report, or wait for another thread that does; a report reads
- * each object's count while holding a reference of its own, and letting
- * go of one on another context hung it: reports on every thread ask
- * without that reference while such a callback runs anywhere
- * (ltcl_in_context_destructor). */
-static atomic_int context_destructors_running;
-
-static void CL_CALLBACK run_context_destructor(cl_context context, void *data)
-{
-    pending_callback *pending = data;
-    atomic_fetch_add(&context_destructors_running, 1);
-    pending->context_notify(context, pending->user_data);
-    atomic_fetch_sub(&context_destructors_running, 1);
-    drop_pending(pending);
-}
-
-cl_int CL_API_CALL clSetContextDestructorCallback_wrap(cl_context context,
-                                                       void(CL_CALLBACK *pfn_notify)(cl_context, void *),
-                                                       void *user_data)
-{
-    pending_callback *pending = pfn_notify ? new_pending(user_data) : NULL;
-    if (!pending)
-        return ltcl_next->clSetContextDestructorCallback(context, pfn_notify, user_data);
-    pending->context_notify = pfn_notify;
-    cl_int result = ltcl_next->clSetContextDestructorCallback(context, run_context_destructor, pending);
-    if (result != CL_SUCCESS)
-        drop_pending(pending);
-    return result;
-}
-
-int ltcl_in_context_destructor(void) { return atomic_load(&context_destructors_running) != 0; }
 
 void ltcl_svm_free_callback_unused(ltcl_svm_free_fn given, void *data)
 {

@@ -4,9 +4,12 @@
  * their release), retain objects, create objects, call the driver. None
  * of it may deadlock or crash, and calls of one report never overlap. A
  * report on another thread while a callback runs, which that callback may
- * wait for, goes on at once; so does one in a child forked then.
+ * wait for, goes on at once; so does one in a child forked then. A
+ * context's destructor callback may report, or wait for a report on
+ * another thread, even one already in flight when the callback starts.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -219,6 +222,80 @@ static void *release_waiting_context(void *reported) { return release_context_re
 
 /* Makes a context and releases it: its destructor callback reports. */
 static void *release_reporting_context(void *reported) { return release_context_reporting(reported, 0); }
+
+/* A report already asking the driver when a context's destructor callback
+ * starts on another thread, and that callback waits for it: pocl 3.1 runs
+ * the callback under a lock that releasing a context waits for, so the
+ * report must not release anything (a reference of its own, taken to ask). */
+enum { IN_FLIGHT_CONTEXTS = 40, IN_FLIGHT_ROUNDS = 100, IN_FLIGHT_WAIT_S = 5 };
+
+static struct {
+    atomic_long reports; /* finished by the reporting thread */
+    atomic_int stop, timed_out;
+} in_flight;
+
+static void *report_until_stopped(void *unused)
+{
+    (void)unused;
+    int reported = 0;
+    while (!atomic_load(&in_flight.stop)) {
+        fork_case.report(fork_case.platform, count_reported, &reported);
+        atomic_fetch_add(&in_flight.reports, 1);
+    }
+    return NULL;
+}
+
+/* Waits until the reporting thread has finished the report it may be in
+ * and a whole one after it. Gives up after IN_FLIGHT_WAIT_S: the report
+ * then waits for this callback, which marks the hang and returns, so the
+ * driver's lock is let go and the test fails instead of hanging. */
+static void CL_CALLBACK wait_for_reports_in_flight(cl_context context, void *unused)
+{
+    (void)context, (void)unused;
+    long first = atomic_load(&in_flight.reports);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (atomic_load(&in_flight.reports) < first + 2) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double waited_s = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+        if (waited_s >= IN_FLIGHT_WAIT_S) {
+            atomic_store(&in_flight.timed_out, 1);
+            return;
+        }
+        sched_yield();
+    }
+}
+
+/* Many live contexts make the reporting thread spend its reports asking
+ * about contexts, so a round's callback starts while one is being asked
+ * about: a report that took and dropped a reference of its own to ask
+ * hung within the first rounds. */
+static void report_in_flight_during_destructors(cl_device_id device)
+{
+    cl_context live[IN_FLIGHT_CONTEXTS];
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < IN_FLIGHT_CONTEXTS; i++) {
+        live[i] = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+        CT_NEED(live[i], err);
+    }
+    pthread_t reporter;
+    CHECK_EQ_INT(pthread_create(&reporter, NULL, report_until_stopped, NULL), 0);
+    for (int round = 0; round < IN_FLIGHT_ROUNDS && !atomic_load(&in_flight.timed_out); round++) {
+        cl_context doomed = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+        CT_NEED(doomed, err);
+        CT_OK(clSetContextDestructorCallback(doomed, wait_for_reports_in_flight, NULL));
+        CT_OK(clReleaseContext(doomed));
+    }
+    atomic_store(&in_flight.stop, 1);
+    pthread_join(reporter, NULL); /* never stuck: a timed-out callback has returned */
+    if (atomic_load(&in_flight.timed_out))
+        fprintf(stderr, "a context destructor callback waited %d s for a report in flight on another thread\n",
+                IN_FLIGHT_WAIT_S);
+    CHECK(!atomic_load(&in_flight.timed_out));
+    CHECK(atomic_load(&in_flight.reports) >= 2);
+    for (int i = 0; i < IN_FLIGHT_CONTEXTS; i++)
+        CT_OK(clReleaseContext(live[i]));
+}
 
 /* Joins `thread` within 10 s; 0 when it is still running. */
 static int joined_in_time(pthread_t thread, void **result)
@@ -439,6 +516,8 @@ int main(void)
     }
     CHECK(failed == NULL);
     CHECK(reported_in_destructor > 0);
+    /* ... and one in flight when the callback starts, which it waits for */
+    report_in_flight_during_destructors(env.device);
 
     ct_teardown(&env);
     ct_check_model(0);
