@@ -235,8 +235,8 @@ LIVETRACK_API livetrack_status livetrack_restore(const livetrack_object *before,
 
 /* The last release of a handle that is not live now, as the registry
  * remembers it (each of its 64 shards keeps its last 128 deaths): domain,
- * type, handle, creation number, time, bytes and call site, with no
- * references, holders, owner or parents (a dead object holds none).
+ * type, handle, creation number, time, bytes, owner and call site, with
+ * no references, holders or parents (a dead object holds none).
  * LIVETRACK_OK; LIVETRACK_UNKNOWN when the handle is live, was never seen
  * or was released too long ago; LIVETRACK_BAD_ARGUMENT for a bad domain
  * or a NULL `out`. For a front end whose last release of an object the

@@ -65,7 +65,10 @@ typedef struct lt_released {
     livetrack_stack_id create_stack;
     livetrack_stack_id release_stack;
     uint64_t bytes; /* so the peak's set can take it off its call site */
-    uint64_t ticks; /* creation time (lt_ticks), so that livetrack_released can put it back as it was */
+    /* Creation time (lt_ticks) and owner, so that livetrack_released can
+     * describe the object as it was, for putting it back. */
+    uint64_t ticks;
+    const void *owner;
 } lt_released;
 typedef enum lt_object_state {
     LT_OBJECT_UNKNOWN,    /* never seen, or released too long ago */

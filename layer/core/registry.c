@@ -219,7 +219,7 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
     lt_released *grave = &shard->graveyard[shard->graveyard_next % LT_GRAVEYARD];
     /* atomic store: the peak reads it without the lock to see which shards changed */
     __atomic_store_n(&shard->graveyard_next, shard->graveyard_next + 1, __ATOMIC_RELAXED);
-    /* The node's fields from domain to ticks are a lt_released's, in its
+    /* The node's fields from domain to owner are a lt_released's, in its
      * layout (registry_internal.h checks it): one copy of the block. The
      * lock is held, so seq, written only under it, holds still; `linked`
      * (0 by now) lands in the record's padding. The source is the node
@@ -261,7 +261,7 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
     lt_node *node = find_live(shard, hash, domain, handle);
     if (node) {
         *out = (lt_released){node->domain, node->type,          node->handle, node->seq,
-                             node->stack,  node->release_stack, node->bytes,  node->ticks};
+                             node->stack,  node->release_stack, node->bytes,  node->ticks, node->owner};
         state = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire)) ? LT_OBJECT_HELD
                                                                                   : LT_OBJECT_KEPT_ALIVE;
     }
@@ -278,8 +278,8 @@ livetrack_status livetrack_released(livetrack_domain domain, uint64_t handle, li
     lt_released released;
     if (lt_object_history(domain, handle, &released) != LT_OBJECT_RELEASED)
         return LIVETRACK_UNKNOWN;
-    /* A dead object holds nothing: no references, holders, owner or
-     * parents (their holds ended with it). */
+    /* A dead object holds nothing: no references, holders or parents
+     * (their holds ended with it). */
     *out = (livetrack_object){.domain = domain,
                               .type = released.type,
                               .type_name = livetrack_type_name(domain, released.type),
@@ -287,6 +287,7 @@ livetrack_status livetrack_released(livetrack_domain domain, uint64_t handle, li
                               .seq = released.seq,
                               .time_ns = lt_ticks_to_ns(released.ticks),
                               .bytes = released.bytes,
+                              .owner = released.owner,
                               .stack = released.create_stack};
     return LIVETRACK_OK;
 }
@@ -674,8 +675,8 @@ static void link_node_in_seq_order(lt_shard *shard, uint64_t hash, lt_node *node
         }
     }
     link_between(shard, hash, node, older, newer);
-    shard->restored[shard->restores % LT_RESTORED] =
-        (lt_released){node->domain, node->type, node->handle, seq, node->stack, 0, node->bytes, node->ticks};
+    shard->restored[shard->restores % LT_RESTORED] = (lt_released){
+        node->domain, node->type, node->handle, seq, node->stack, 0, node->bytes, node->ticks, node->owner};
     /* atomic store: the peak reads it without the lock to see which shards changed */
     __atomic_store_n(&shard->restores, shard->restores + 1, __ATOMIC_RELAXED);
 }

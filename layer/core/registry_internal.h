@@ -70,9 +70,9 @@ typedef struct lt_node {
     struct lt_node *chain; /* next in the bucket; next free node when free */
     struct lt_node *newer; /* age list: toward the shard's newest */
     struct lt_node *older; /* age list: toward the shard's oldest */
-    /* From domain to ticks, the fields of a lt_released in its order, so
-     * that a death copies them to the graveyard in three moves (GCC
-     * merges the adjacent loads and stores), not eight. */
+    /* From domain to owner, the fields of a lt_released in its order, so
+     * that a death copies them to the graveyard in four moves (GCC merges
+     * the adjacent loads and stores), not nine. */
     uint8_t domain;
     uint8_t type;
     uint8_t linked; /* 1 while in the shard's hash and age list */
@@ -88,16 +88,17 @@ typedef struct lt_node {
     struct lt_node *parents[2];
     _Atomic uint64_t counts; /* refs << 32 | holders */
 } lt_node;
-/* unlink_node copies the block from domain to ticks as a lt_released. */
+/* unlink_node copies the block from domain to owner as a lt_released. */
 #define LT_NODE_AS_RELEASED(field) \
     (offsetof(lt_node, field) - offsetof(lt_node, domain) == offsetof(lt_released, field))
 _Static_assert(LT_NODE_AS_RELEASED(domain) && LT_NODE_AS_RELEASED(type) && LT_NODE_AS_RELEASED(handle) &&
                    offsetof(lt_node, seq) - offsetof(lt_node, domain) == offsetof(lt_released, seq) &&
                    offsetof(lt_node, stack) - offsetof(lt_node, domain) == offsetof(lt_released, create_stack) &&
                    LT_NODE_AS_RELEASED(release_stack) && LT_NODE_AS_RELEASED(bytes) && LT_NODE_AS_RELEASED(ticks) &&
-                   offsetof(lt_node, ticks) + sizeof(uint64_t) - offsetof(lt_node, domain) == sizeof(lt_released) &&
+                   LT_NODE_AS_RELEASED(owner) &&
+                   offsetof(lt_node, owner) + sizeof(void *) - offsetof(lt_node, domain) == sizeof(lt_released) &&
                    sizeof(_Atomic uint64_t) == sizeof(uint64_t),
-               "lt_node's fields from domain to ticks must be laid out as a lt_released");
+               "lt_node's fields from domain to owner must be laid out as a lt_released");
 
 typedef struct lt_shard {
     lt_spinlock lock;

@@ -11,7 +11,10 @@
  *     number, call site, size, one reference), so the calls that use it
  *     pass livetrack's checks and reach the driver;
  *  3. the program's next release ends it;
- *  4. the same for a context, which can still make buffers.
+ *  4. the same for a context, which can still make buffers;
+ *  5. the extension's report for the platform lists the context put back
+ *     and a buffer made from it since (the registry keeps the owner, the
+ *     platform, in its record of the release).
  * Before, the object dropped out of the registry: every later call on it
  * was refused as on a released handle, and the exit report missed it.
  */
@@ -38,6 +41,7 @@ static void check_refused_then_released(cl_int (*release)(void *), void *object,
         CHECK_EQ_INT(after.bytes, before.bytes);
         CHECK_EQ_INT(after.type, before.type);
         CHECK_EQ_INT(after.refs, 1);
+        CHECK(after.owner == before.owner);
     }
     livetrack_get_stats(&stats);
     CHECK_EQ_INT(stats.misuse, misuse_before);
@@ -68,6 +72,16 @@ int main(void)
     check_refused_then_released(release_context, context, "context");
     cl_mem later = clCreateBuffer(context, CL_MEM_READ_WRITE, 64, NULL, &err);
     CHECK_EQ_INT(err, CL_SUCCESS);
+
+    /* 5: both in the platform's report. */
+    ct_ext ext;
+    ct_need_ext(env.platform, &ext);
+    ct_report report = {0};
+    ct_collect(ext.report, env.platform, &report);
+    CHECK(ct_report_find(&report, context) >= 0);
+    CHECK(ct_report_find(&report, later) >= 0);
+    ct_report_free(&report);
+
     if (later) {
         CHECK_EQ_INT(clReleaseMemObject(later), CL_OUT_OF_HOST_MEMORY); /* its own last release, refused once */
         CHECK_EQ_INT(clReleaseMemObject(later), CL_SUCCESS);
