@@ -119,8 +119,8 @@ ltcl_verdict ltcl_release_not_counted(const char *call, ltcl_type type, const vo
 ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_int error_code, cl_int *refused);
 /* Undo a registry update when the driver rejected a call we allowed;
  * they return the driver's `result`, so that a wrapper's undo is a tail
- * call. */
-cl_int ltcl_undo_release(ltcl_type type, const void *handle, cl_int result);
+ * call. `call`: the refused release, which an object put back names. */
+cl_int ltcl_undo_release(const char *call, ltcl_type type, const void *handle, cl_int result);
 cl_int ltcl_undo_retain(ltcl_type type, const void *handle, cl_int result);
 
 /* Root devices (not tracked, but known, so retain/release on them is not

@@ -92,7 +92,7 @@ static __attribute__((noinline)) cl_int ltcl_check_waits(const char *call_, cl_u
         return name##_uncounted(LTCL_STRIP args, status_);                                                  \
     cl_int result_ = next args;                                                                              \
     if (__builtin_expect(result_ != CL_SUCCESS, 0))                                                          \
-        return (releases) ? ltcl_undo_release(LTCL_##type, (object), result_)                                \
+        return (releases) ? ltcl_undo_release(#name, LTCL_##type, (object), result_)                         \
                           : ltcl_undo_retain(LTCL_##type, (object), result_);                                \
     return result_;
 
@@ -109,7 +109,7 @@ static __attribute__((noinline)) cl_int ltcl_check_waits(const char *call_, cl_u
             return refused_;                                                                                 \
         cl_int result_ = next args;                                                                          \
         if (result_ != CL_SUCCESS && verdict_ == LTCL_COUNTED)                                               \
-            return (releases) ? ltcl_undo_release(LTCL_##type, (object), result_)                            \
+            return (releases) ? ltcl_undo_release(#name, LTCL_##type, (object), result_)                     \
                               : ltcl_undo_retain(LTCL_##type, (object), result_);                            \
         return result_;                                                                                      \
     }

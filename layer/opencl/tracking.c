@@ -192,7 +192,7 @@ ltcl_verdict ltcl_free(const char *call, ltcl_type type, const void *handle, cl_
                       error_code, refused);
 }
 
-cl_int ltcl_undo_release(ltcl_type type, const void *handle, cl_int result)
+cl_int ltcl_undo_release(const char *call, ltcl_type type, const void *handle, cl_int result)
 {
     /* Still in the registry (references were left, or children keep it):
      * the reference comes back. */
@@ -206,7 +206,7 @@ cl_int ltcl_undo_release(ltcl_type type, const void *handle, cl_int result)
      * the hot path, for what drivers do only when out of resources. */
     livetrack_object dead;
     if (livetrack_released(LIVETRACK_DOMAIN_OPENCL, ltcl_key(handle), &dead) == LIVETRACK_OK && dead.type == type &&
-        livetrack_restore(&dead, 1, NULL, "undo") == LIVETRACK_OK)
+        livetrack_restore(&dead, 1, NULL, call) == LIVETRACK_OK)
         return result;
     livetrack_report_misuse("the driver refused a release livetrack had already counted for %s %p; "
                             "it is no longer tracked", type_names[type], handle);

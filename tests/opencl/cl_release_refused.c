@@ -14,11 +14,30 @@
  *  4. the same for a context, which can still make buffers;
  *  5. the extension's report for the platform lists the context put back
  *     and a buffer made from it since (the registry keeps the owner, the
- *     platform, in its record of the release).
+ *     platform, in its record of the release);
+ *  6. the timeline (LIVETRACK_CSV, set by ctest) has a `restore` row for
+ *     each, naming the refused call.
  * Before, the object dropped out of the registry: every later call on it
  * was refused as on a released handle, and the exit report missed it.
  */
 #include "cl_test_util.h"
+
+/* Whether the timeline has a `restore` row of `call` for `type`. Each row
+ * is one write(), so the file is whole up to the last event. */
+static int restored_in_timeline(const char *call, const char *type)
+{
+    const char *path = getenv("LIVETRACK_CSV");
+    FILE *file = path ? fopen(path, "r") : NULL;
+    if (!file)
+        return 0;
+    char line[1024], wanted[128];
+    snprintf(wanted, sizeof wanted, ",restore,%s,OpenCL,%s,", call, type);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, file))
+        found = strstr(line, wanted) != NULL;
+    fclose(file);
+    return found;
+}
 
 /* Released once (refused) and again: the registry follows both. */
 static void check_refused_then_released(cl_int (*release)(void *), void *object, const char *what)
@@ -93,5 +112,10 @@ int main(void)
     livetrack_get_stats(&stats);
     CHECK_EQ_INT(stats.misuse, 0);
     CHECK_EQ_INT(ct_live_count(), 0);
+
+    /* 6 */
+    CHECK(getenv("LIVETRACK_CSV") != NULL);
+    CHECK(restored_in_timeline("clReleaseMemObject", "cl_mem"));
+    CHECK(restored_in_timeline("clReleaseContext", "cl_context"));
     return check_summary("cl_release_refused");
 }
