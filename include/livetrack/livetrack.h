@@ -318,6 +318,13 @@ LIVETRACK_API void livetrack_get_stats(livetrack_stats *out);
 /* Count a misuse and print one diagnostic line ("livetrack: ..."). */
 LIVETRACK_API void livetrack_report_misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Print one diagnostic line ("livetrack: ...") that reports no misuse:
+ * nothing is counted or recorded, but the line shares the misuse
+ * diagnostics' LIVETRACK_MAX_DIAGNOSTICS budget, so a note a program can
+ * cause over and over (a destroy the driver refuses, retried) stops with
+ * them. */
+LIVETRACK_API void livetrack_diagnostic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Count and report a misuse of one object, in the style of
  * AddressSanitizer: the message, the stack of the bad call, then the
  * object's creation stack and (with LIVETRACK_RELEASE_STACKS=1) the stack

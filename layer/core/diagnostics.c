@@ -44,6 +44,14 @@ void lt_diag(const char *fmt, ...)
     va_end(args);
 }
 
+void livetrack_diagnostic(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vdiag(fmt, args);
+    va_end(args);
+}
+
 int lt_diag_block(const char *text)
 {
     long limit = lt_get_settings()->max_diagnostics;
