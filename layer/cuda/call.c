@@ -131,11 +131,13 @@ void ltcu_call_end(ltcu_call *call, const void *params, CUresult result)
         for (size_t i = call->undo_count; i-- > 0;)
             if (!puts_object_back(&call->undo[i]))
                 undo(call, &call->undo[i]);
+        /* Within the diagnostics limit: a program may retry the refused
+         * call over and over. */
         if (call->dropped)
-            ltcu_note("%s failed (CUDA error %d): the %zu object%s reported as going with the context %s still "
-                      "there and stay%s tracked",
-                      call->name, (int)result, call->dropped, call->dropped == 1 ? "" : "s",
-                      call->dropped == 1 ? "is" : "are", call->dropped == 1 ? "s" : "");
+            ltcu_diagnostic("%s failed (CUDA error %d): the %zu object%s reported as going with the context %s "
+                            "still there and stay%s tracked",
+                            call->name, (int)result, call->dropped, call->dropped == 1 ? "" : "s",
+                            call->dropped == 1 ? "is" : "are", call->dropped == 1 ? "s" : "");
     }
     /* Put back (or not) before the parents go: one that the program had
      * destroyed dies here, unless an object put back holds it again. */

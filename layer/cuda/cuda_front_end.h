@@ -70,6 +70,11 @@ uint64_t ltcu_handle_of(ltcu_type type, uint64_t key);
  * program's misuse (how livetrack attached, what it cannot track). */
 void ltcu_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The same line for a note the program can cause again and again (a
+ * destroy the driver refuses, retried in a loop): one of the core's
+ * diagnostics, so it stops at LIVETRACK_MAX_DIAGNOSTICS with them. */
+void ltcu_diagnostic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* ---- one tracked call ------------------------------------------------------- */
 
 /* Every tracked ABI, in the order of tracked_calls.h. */

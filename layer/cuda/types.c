@@ -75,3 +75,11 @@ void ltcu_note(const char *fmt, ...)
     lt_front_end_vnote("CUDA", fmt, args);
     va_end(args);
 }
+
+void ltcu_diagnostic(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    lt_front_end_vdiagnostic("CUDA", fmt, args);
+    va_end(args);
+}

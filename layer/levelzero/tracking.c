@@ -65,6 +65,14 @@ void ltze_note(const char *fmt, ...)
     va_end(args);
 }
 
+void ltze_diagnostic(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    lt_front_end_vdiagnostic("Level Zero", fmt, args);
+    va_end(args);
+}
+
 void ltze_record_creation(const char *call, ltze_type type, const void *handle, uint64_t bytes, const void *parent,
                           const void *second_parent, const void *owner)
 {
@@ -326,26 +334,51 @@ void ltze_before_destroy(const char *call, ltze_type type, const void *handle, c
     }
 }
 
+/* The ze_result_t a destroy or free can answer with: the errors any call
+ * may return (device state, memory), and the validation errors of their
+ * arguments (a NULL descriptor to zeMemFreeExt, a wrong size to
+ * zeVirtualMemFree). NULL for another value. */
 static const char *result_name(ze_result_t result)
 {
     switch (result) {
-    case ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: return "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE";
+    case ZE_RESULT_ERROR_DEVICE_LOST: return "ZE_RESULT_ERROR_DEVICE_LOST";
+    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
+    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
+    case ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET: return "ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET";
+    case ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE: return "ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE";
+    case ZE_RESULT_ERROR_UNINITIALIZED: return "ZE_RESULT_ERROR_UNINITIALIZED";
+    case ZE_RESULT_ERROR_UNSUPPORTED_VERSION: return "ZE_RESULT_ERROR_UNSUPPORTED_VERSION";
+    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
     case ZE_RESULT_ERROR_INVALID_ARGUMENT: return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
     case ZE_RESULT_ERROR_INVALID_NULL_HANDLE: return "ZE_RESULT_ERROR_INVALID_NULL_HANDLE";
-    case ZE_RESULT_ERROR_DEVICE_LOST: return "ZE_RESULT_ERROR_DEVICE_LOST";
-    case ZE_RESULT_ERROR_UNINITIALIZED: return "ZE_RESULT_ERROR_UNINITIALIZED";
-    default: return "an error";
+    case ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE: return "ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE";
+    case ZE_RESULT_ERROR_INVALID_NULL_POINTER: return "ZE_RESULT_ERROR_INVALID_NULL_POINTER";
+    case ZE_RESULT_ERROR_INVALID_SIZE: return "ZE_RESULT_ERROR_INVALID_SIZE";
+    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE: return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
+    case ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT: return "ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT";
+    case ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT: return "ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT";
+    case ZE_RESULT_ERROR_INVALID_ENUMERATION: return "ZE_RESULT_ERROR_INVALID_ENUMERATION";
+    case ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION: return "ZE_RESULT_ERROR_UNSUPPORTED_ENUMERATION";
+    case ZE_RESULT_ERROR_UNKNOWN: return "ZE_RESULT_ERROR_UNKNOWN";
+    default: return NULL;
     }
 }
 
 /* The driver refused the destroy the prologue counted: the object is
- * live again, the same one (its call site, creation number, parents). */
+ * live again, the same one (its call site, creation number, parents).
+ * The note goes through the diagnostics limit: a program that retries a
+ * destroy the driver keeps refusing would otherwise fill stderr. */
 static void undo_destroy(const char *call, ltze_type type, const void *handle, ze_result_t result)
 {
     if (livetrack_restore(&pending.object, pending.object.refs, pending.parent_keepers, call) != LIVETRACK_OK)
         return; /* another object has the handle now */
-    ltze_note("%s(%p) failed with %s (0x%x): the %s is live again", call, handle, result_name(result),
-              (unsigned)result, type_names[type]);
+    const char *name = result_name(result);
+    if (name)
+        ltze_diagnostic("%s(%p) failed with %s (0x%x): the %s is live again", call, handle, name, (unsigned)result,
+                        type_names[type]);
+    else
+        ltze_diagnostic("%s(%p) failed with result 0x%x: the %s is live again", call, handle, (unsigned)result,
+                        type_names[type]);
 }
 
 void ltze_after_destroy(const char *call, const void *handle, ze_result_t result)

@@ -102,4 +102,9 @@ const char *ltze_register_callbacks(zel_tracer_handle_t tracer);
  * program's misuse (no driver, no tracing layer). */
 void ltze_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The same line for a note the program can cause again and again (a
+ * destroy the driver refuses, retried in a loop): one of the core's
+ * diagnostics, so it stops at LIVETRACK_MAX_DIAGNOSTICS with them. */
+void ltze_diagnostic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -9,6 +9,9 @@
  * answer (the tracing layer cannot refuse calls). A destroy the driver
  * refuses leaves the object live.
  *
+ * The notes on refused destroys stop at LIVETRACK_MAX_DIAGNOSTICS with
+ * the misuse diagnostics (checked in a child of this program).
+ *
  * Runs with liblivetrack_ze.so preloaded, the test driver, and
  * LIVETRACK_RELEASE_STACKS=1.
  */
@@ -101,10 +104,40 @@ static int created_at_line(const void *handle)
     return (int)frames[0].line;
 }
 
-int main(void)
+/* The child of the case at the end of main, run with
+ * LIVETRACK_MAX_DIAGNOSTICS=2: one misuse, then a destroy the driver
+ * refuses five times, as a program that retries it would see. */
+static int refuse_repeatedly(void)
+{
+    ze_driver_handle_t driver;
+    ze_device_handle_t device;
+    zt_open(&driver, &device);
+    ztd_interface test_driver;
+    CHECK(ztd_find(getenv("ZE_ENABLE_ALT_DRIVERS"), &test_driver));
+    ze_context_handle_t context;
+    CHECK_EQ_INT(zeContextCreate(driver, &zt_context_desc, &context), 0);
+    ze_sampler_handle_t destroyed, refused;
+    CHECK_EQ_INT(zeSamplerCreate(context, device, &zt_sampler_desc, &destroyed), 0);
+    CHECK_EQ_INT(zeSamplerCreate(context, device, &zt_sampler_desc, &refused), 0);
+    CHECK_EQ_INT(zeSamplerDestroy(destroyed), 0);
+    CHECK_EQ_INT(zeSamplerDestroy(destroyed), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    for (int attempt = 0; attempt < 5; attempt++) {
+        test_driver.refuse_next_destroy();
+        CHECK_EQ_INT(zeSamplerDestroy(refused), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+    }
+    CHECK(is_live(refused));
+    CHECK_EQ_INT(zeSamplerDestroy(refused), 0);
+    CHECK_EQ_INT(zeContextDestroy(context), 0);
+    CHECK_EQ_INT(misuse_count(), 1); /* a refused destroy is no misuse */
+    return check_summary("ze_misuse (refused destroys)");
+}
+
+int main(int argc, char **argv)
 {
     if (!ze_layer_loaded())
         return 2;
+    if (argc > 1 && strcmp(argv[1], "refuse-repeatedly") == 0)
+        return refuse_repeatedly();
     directory = zt_temp_dir("ze-misuse");
     ze_driver_handle_t driver;
     ze_device_handle_t device;
@@ -397,9 +430,15 @@ int main(void)
         CHECK_EQ_INT(zeSamplerDestroy(sampler), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
         test_driver.refuse_next_destroy();
         CHECK_EQ_INT(zeMemFree(context, memory), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+        /* The driver refuses a free without a descriptor: the note names
+         * the result. */
+        CHECK_EQ_INT(zeMemFreeExt(context, NULL, memory), ZE_RESULT_ERROR_INVALID_NULL_POINTER);
         end(0, __LINE__);
         CHECK(mentions("zeSamplerDestroy("));
         CHECK(mentions("live again"));
+        CHECK(mentions("ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE (0x78000006)"));
+        CHECK(mentions("zeMemFreeExt("));
+        CHECK(mentions("ZE_RESULT_ERROR_INVALID_NULL_POINTER (0x78000007)"));
         CHECK(is_live(sampler) && is_live(memory));
         CHECK_EQ_INT(created_at_line(sampler), created);
         livetrack_object object;
@@ -589,6 +628,27 @@ int main(void)
         CHECK_EQ_INT(zeMemFree(context, NULL) != ZE_RESULT_SUCCESS, 1);
         end(0, __LINE__);
         CHECK_EQ_INT(zt_count(diagnostics, "livetrack"), 0);
+    }
+
+    /* The notes on refused destroys share LIVETRACK_MAX_DIAGNOSTICS with
+     * the misuse diagnostics: with a limit of 2, the misuse and one note
+     * are printed, then the "suppressed" line, then nothing more. In a
+     * child, since the limit is read when livetrack starts. */
+    if (test_driver.refuse_next_destroy) {
+        char child_stderr[600];
+        snprintf(child_stderr, sizeof child_stderr, "%s/refuse-repeatedly.txt", directory);
+        char *child_argv[] = {"/proc/self/exe", "refuse-repeatedly", NULL};
+        const char *const limit[] = {"LIVETRACK_MAX_DIAGNOSTICS=2", NULL};
+        CHECK_EQ_INT(zt_run(child_argv, limit, NULL, child_stderr), 0);
+        char *printed = zt_read_file(child_stderr);
+        size_t notes = zt_count(printed, "is live again");
+        if (notes != 1)
+            fprintf(stderr, "%zu notes on refused destroys with LIVETRACK_MAX_DIAGNOSTICS=2, expected 1:\n%s", notes,
+                    printed ? printed : "");
+        CHECK_EQ_INT(notes, 1);
+        CHECK_EQ_INT(zt_count(printed, "not a live object"), 1);
+        CHECK_EQ_INT(zt_count(printed, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=2)"), 1);
+        free(printed);
     }
 
     /* Clean up; nothing of this test is left. */
