@@ -29,7 +29,7 @@ int lt_tracking_incomplete(void);
 /* ---- diagnostics (diagnostics.c) ---- */
 /* One line on stderr, prefixed "livetrack: ", capped so a misbehaving
  * program cannot flood its own output. */
-void lt_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define lt_diag livetrack_diagnostic /* the front ends' public name for it */
 /* A block of whole lines (already prefixed), counted as one diagnostic.
  * Returns 1 when it was printed. */
 int lt_diag_block(const char *text);

@@ -36,14 +36,6 @@ static void vdiag(const char *fmt, va_list args)
     lt_pipe_guard_end(&guard);
 }
 
-void lt_diag(const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vdiag(fmt, args);
-    va_end(args);
-}
-
 void livetrack_diagnostic(const char *fmt, ...)
 {
     va_list args;
