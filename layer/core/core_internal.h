@@ -155,6 +155,17 @@ static inline int lt_fd_still_is(int fd, const struct stat *opened)
     return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
 }
 
+/* Around an open() of a descriptor that livetrack, libunwind or libdw
+ * keeps (std_fds.c): those of 0, 1 and 2 the program has closed are held
+ * on /dev/null meanwhile, so that the kept one does not become the
+ * program's stdin, stdout or stderr. */
+typedef struct lt_std_fds_held {
+    struct stat null_device;
+    unsigned char placeholder[3];
+} lt_std_fds_held;
+void lt_std_fds_hold(lt_std_fds_held *held);
+void lt_std_fds_release(lt_std_fds_held *held);
+
 /* libunwind's own two descriptors (unwinder_fds.c): note the open ones
  * around its first use, then ask before each walk whether the program
  * has taken them over (it closed them; the numbers may be its files). */

@@ -577,8 +577,13 @@ size_t livetrack_stack_symbolize(livetrack_stack_id stack, livetrack_frame *out,
 __attribute__((constructor)) static void stacks_start(void)
 {
     tls_averse = dlsym(RTLD_DEFAULT, "__lsan_do_leak_check") != NULL;
-    /* libunwind's first use opens its memory-check pipe */
+    /* libunwind's first use opens its memory-check pipe, for good: at 3 or
+     * above, not as the stdin or stdout the program started without. The
+     * placeholders are open "before", and no FIFO: the pipe alone is new. */
+    lt_std_fds_held std_fds;
+    lt_std_fds_hold(&std_fds);
     lt_unwinder_fds_before_first_use();
     unw_set_caching_policy(unw_local_addr_space, tls_averse ? UNW_CACHE_GLOBAL : UNW_CACHE_PER_THREAD);
     lt_unwinder_fds_after_first_use();
+    lt_std_fds_release(&std_fds);
 }

@@ -949,8 +949,13 @@ size_t lt_symbolize_address(uintptr_t address, livetrack_frame *out, size_t max)
         frames[0].module = m->name;
         frames[0].module_offset = address - m->base;
     }
-    /* The whole chain is always described (and cached), whatever max is. */
+    /* The whole chain is always described (and cached), whatever max is.
+     * libdw keeps the files it opens (the module's, its debug file) until
+     * the Dwfl ends: never as the program's closed stdin or stdout. */
+    lt_std_fds_held std_fds;
+    lt_std_fds_hold(&std_fds);
     size_t count = describe(m, pc, fallback_name, frames, MAX_INLINE_FRAMES);
+    lt_std_fds_release(&std_fds);
     /* Addresses in no module are not cached: they are cheap to answer and
      * a later dlopen() may map code there. */
     if (m)

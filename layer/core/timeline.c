@@ -78,7 +78,10 @@ static struct stat csv_opened, status_opened;
 
 static void open_status(void)
 {
+    lt_std_fds_held std_fds;
+    lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdin */
     status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    lt_std_fds_release(&std_fds);
     if (status_fd >= 0 && fstat(status_fd, &status_opened) != 0) {
         close(status_fd);
         status_fd = -1;
@@ -155,7 +158,10 @@ static int open_csv(void)
         lt_diag("LIVETRACK_CSV=\"%s\" is too long; no timeline", pattern);
         return 0;
     }
+    lt_std_fds_held std_fds;
+    lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdout */
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (file_started ? 0 : O_TRUNC), 0644);
+    lt_std_fds_release(&std_fds); /* errno kept for the message below */
     if (fd < 0) {
         csv_open_failed = 1; /* one message, not one per event */
         lt_diag("cannot write the timeline to \"%s\": %s", path, strerror(errno));

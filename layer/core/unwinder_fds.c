@@ -18,7 +18,8 @@
 
 #include "core_internal.h"
 
-/* libunwind opens its pipe at the lowest free numbers, at load. */
+/* libunwind opens its pipe at the lowest free numbers from 3 up (0-2 are
+ * held if the program closed them: std_fds.c), at load. */
 #define FDS_LOOKED_AT 256
 
 static unsigned char open_before[FDS_LOOKED_AT];

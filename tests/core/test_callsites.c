@@ -6,6 +6,7 @@
  * LIVETRACK_* environment runs in a fresh copy of this program
  * (/proc/self/exe CASE) and the parent checks what it printed or wrote.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -309,6 +310,49 @@ static int case_timeline_daemon(const char *path)
     waitpid(child, &status, 0);
     create_object(0x300, T_BUFFER, 1, "daemon_make");
     return WIFEXITED(status) ? WEXITSTATUS(status) : 5;
+}
+
+/* Started with stdin, stdout and stderr closed (`prog <&- >&- 2>&-`):
+ * with a stack captured, a timeline row written and a stack symbolized,
+ * each of the three still is closed, as the program left it, not a
+ * descriptor livetrack or a library of its keeps (libunwind's pipe, the
+ * timeline, /proc/self/status, the files libdw reads). What it found goes
+ * to the file STD_CLOSED_REPORT names, opened last. */
+static int case_std_closed(const char *report_path)
+{
+    create_object(0x100, T_BUFFER, 1, "std_make");
+    livetrack_stack_id stack = livetrack_capture_stack();
+    livetrack_frame frames[16];
+    size_t frame_count = livetrack_stack_symbolize(stack, frames, 16);
+    char report[2048];
+    int length = snprintf(report, sizeof report, "stack %u, %zu frames\n", (unsigned)stack, frame_count);
+    int taken = 0;
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF)
+            continue;
+        char link[64], target[512] = "";
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t target_length = readlink(link, target, sizeof target - 1);
+        target[target_length > 0 ? target_length : 0] = '\0';
+        length += snprintf(report + length, sizeof report - (size_t)length, "fd %d is open: %s\n", fd, target);
+        taken++;
+    }
+    char byte;
+    errno = 0;
+    ssize_t was_read = read(STDIN_FILENO, &byte, 1);
+    int read_errno = errno;
+    errno = 0;
+    ssize_t written = write(STDOUT_FILENO, "lost\n", 5);
+    int write_errno = errno;
+    length += snprintf(report + length, sizeof report - (size_t)length, "read(0) = %zd (%s), write(1) = %zd (%s)\n",
+                       was_read, strerror(read_errno), written, strerror(write_errno));
+    int file = open(report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (file < 0 || write(file, report, (size_t)length) != length)
+        return 3;
+    close(file);
+    int ok = !taken && was_read == -1 && read_errno == EBADF && written == -1 && write_errno == EBADF &&
+             stack != 0 && frame_count > 0;
+    return ok ? 0 : 1;
 }
 
 /* Leaks, then ends by `how`: "exit" returns 7, "segv" raises SIGSEGV,
@@ -637,6 +681,35 @@ static void check_timeline_daemon(const char *dir, const char *depth)
     }
 }
 
+/* case_std_closed, run with descriptors 0, 1 and 2 closed from the start
+ * (livetrack loads with them closed), a timeline and call sites on. */
+static void check_std_closed(const char *dir)
+{
+    char csv[600], report[600];
+    snprintf(csv, sizeof csv, "%s/std_closed.csv", dir);
+    snprintf(report, sizeof report, "%s/std_closed.txt", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("LIVETRACK_CSV", csv, 1);
+        setenv("LIVETRACK_EXIT_REPORT", "off", 1);
+        setenv("STD_CLOSED_REPORT", report, 1);
+        close(STDIN_FILENO);
+        close(STDOUT_FILENO);
+        close(STDERR_FILENO);
+        execl(self, self, "std_closed", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    const char *text = slurp(report);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "started with 0-2 closed: status 0x%x; %s", status, text ? text : "no report\n");
+    text = slurp(csv);
+    CHECK(text && strstr(text, ",create,std_make,"));
+}
+
 /* Runs case "pipe_gone" `how` with stderr a pipe nobody reads any more,
  * and, with `fifo`, the timeline a FIFO whose reader goes after a few
  * bytes. Returns the raw wait status. */
@@ -762,6 +835,8 @@ int main(int argc, char **argv)
             return case_timeline_fork();
         if (!strcmp(argv[1], "timeline_daemon"))
             return case_timeline_daemon(getenv("DAEMON_FILE"));
+        if (!strcmp(argv[1], "std_closed"))
+            return case_std_closed(getenv("STD_CLOSED_REPORT"));
         if (!strcmp(argv[1], "pipe_gone"))
             return case_pipe_gone(argc > 2 ? argv[2] : NULL);
         fprintf(stderr, "unknown case %s\n", argv[1]);
@@ -797,6 +872,7 @@ int main(int argc, char **argv)
     check_timeline_daemon(dir, "0");
     check_timeline_daemon(dir, "16");
     check_readers_gone(dir);
+    check_std_closed(dir);
     char command[700];
     snprintf(command, sizeof command, "rm -rf %s", dir);
     if (system(command) != 0)
