@@ -48,7 +48,8 @@ static void usage(void)
           "  - objects per API and type: created, retained, released, destroyed, misused,\n"
           "    peak, at the end, leaked\n"
           "Long runs are downsampled for drawing (min and max per time bucket, so no peak is\n"
-          "lost) and the chart says so. The files may be given in either order.\n"
+          "lost) and the chart says so. The files may be given in either order. \"-\" reads one\n"
+          "of them from standard input: the timeline, unless the other file given is it.\n"
           "\n"
           "Options:\n"
           "  -o, --output FILE  REPORT.html for the page; a name ending in .svg writes only the\n"
@@ -901,9 +902,16 @@ int cli_plot(int argc, char **argv)
         cli_fail("no timeline given (usage: livetrack plot FILE.csv [FILE.json] -o REPORT.html)");
     if (!output)
         cli_fail("no output file (add -o REPORT.html, or -o TIMELINE.svg for the timeline alone)");
+    if (given == 2 && !strcmp(inputs[0], "-") && !strcmp(inputs[1], "-"))
+        cli_fail("- given twice; standard input holds one file");
     const char *csv_path = NULL, *json_path_arg = NULL;
     for (int i = 0; i < given; i++) {
-        const char **slot = looks_like_json(inputs[i]) ? &json_path_arg : &csv_path;
+        /* Standard input cannot be looked into and then read again, so "-"
+         * is whatever the other input is not: the timeline when it is the
+         * only one. The readers take "-" as stdin, as for trace and report. */
+        int is_json = strcmp(inputs[i], "-") ? looks_like_json(inputs[i])
+                                             : given == 2 && !looks_like_json(inputs[1 - i]);
+        const char **slot = is_json ? &json_path_arg : &csv_path;
         if (*slot)
             cli_fail("two %s files given (%s and %s); plot takes one timeline and one report",
                      slot == &csv_path ? "CSV" : "JSON", *slot, inputs[i]);

@@ -40,16 +40,24 @@ def check(condition, message):
     return condition
 
 
-def run(command, expect=None, env=None, timeout=120):
+def run(command, expect=None, env=None, timeout=120, stdin_path=None):
     merged = dict(os.environ)
     merged.update(env or {})
-    result = subprocess.run(command, capture_output=True, text=True, env=merged, timeout=timeout)
+
+    def once():
+        stdin = open(stdin_path, "rb") if stdin_path else None
+        try:
+            return subprocess.run(command, capture_output=True, text=True, env=merged, timeout=timeout, stdin=stdin)
+        finally:
+            if stdin:
+                stdin.close()
+    result = once()
     # LeakSanitizer's own tracer crashing at exit (google/sanitizers#1353)
     # says nothing of the program: run it once more (as tests/child_process.h
     # does). Leaks it detects are never retried.
     if "LeakSanitizer has encountered a fatal error" in result.stderr:
         print("note: LeakSanitizer's tracer crashed in %s (a sanitizer flake); running it again" % command[0])
-        result = subprocess.run(command, capture_output=True, text=True, env=merged, timeout=timeout)
+        result = once()
     if expect is not None:
         check(result.returncode == expect,
               "%s exited with %d, expected %d\nstdout: %s\nstderr: %s"
@@ -522,6 +530,16 @@ def case_fixtures():
     check_html(work("fixture-nojson.html"), with_json=False)
     livetrack("plot", csv_file, "-o", work("fixture.svg"), expect=0)
     check_svg(work("fixture.svg"))
+    # "-" is standard input, as for trace and report: the timeline, unless
+    # the other file given is the timeline
+    livetrack("plot", "-", "-o", work("stdin-nojson.html"), expect=0, stdin_path=csv_file)
+    check_html(work("stdin-nojson.html"), with_json=False)
+    livetrack("plot", "-", json_file, "-o", work("stdin-csv.html"), expect=0, stdin_path=csv_file)
+    livetrack("plot", csv_file, "-", "-o", work("stdin-json.html"), expect=0, stdin_path=json_file)
+    for name in ("stdin-csv.html", "stdin-json.html"):
+        check("make_buffer (helpers.h:17)" in check_html(work(name)), "plot with - as one input: no sites in " + name)
+    result = livetrack("plot", "-", "-", "-o", work("x.html"), expect=2, stdin_path=csv_file)
+    check("given twice" in result.stderr, "plot - -: %r" % result.stderr)
 
     # A broken report and a broken timeline: one line, exit status 2.
     text = open(json_file).read()
