@@ -6,6 +6,12 @@
  * by address: addresses move with every run (ASLR) and every rebuild.
  * Growth at a known site is shown but does not fail the check: counts
  * often depend on input sizes, and CI wants to catch new leaks, not noise.
+ *
+ * Frames name source files by absolute path, and the two reports often
+ * come from two checkouts of the code in different directories (CI jobs
+ * in different workspaces). diff finds the one directory of BASE that is
+ * another in NEW from the files themselves (see infer_path_map) or takes
+ * it from --source-root, and compares paths with it moved.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -16,7 +22,7 @@
 
 static void usage(void)
 {
-    fputs("usage: livetrack diff BASE.json NEW.json [--ignore-lines]\n"
+    fputs("usage: livetrack diff BASE.json NEW.json [--ignore-lines] [--source-root BASE_DIR=NEW_DIR]\n"
           "\n"
           "Lists the leaks in NEW whose creation call site has no leaks in BASE: a regression\n"
           "check for CI (save BASE from the main branch, NEW from the change). Call sites are\n"
@@ -24,9 +30,17 @@ static void usage(void)
           "runs of the same program match. Sites that leak more than in BASE are shown too,\n"
           "but only new sites fail the check. Suppressed leaks are ignored.\n"
           "\n"
+          "When the reports share no source file outside /usr and /lib (the code was checked\n"
+          "out or built in another directory for each), the directory of BASE's files that\n"
+          "turned into another one in NEW is found from the files, and the paths are compared\n"
+          "with it moved: /ws1/src/a.c in BASE is /ws2/src/a.c in NEW. diff says so when it does.\n"
+          "\n"
           "Options:\n"
           "  --ignore-lines  compare functions and files only, so that edits which only move\n"
           "                  code to other lines do not make every site new\n"
+          "  --source-root BASE_DIR=NEW_DIR\n"
+          "                  BASE's files under BASE_DIR are NEW's under NEW_DIR, instead of\n"
+          "                  the directory diff would find (for reports that share files)\n"
           "  -h, --help      show this help\n"
           "\n"
           "Exit status: 0 when NEW has no leaks at new call sites, 1 when it has, 2 when a\n"
@@ -61,7 +75,8 @@ static int compare_size(const void *a, const void *b)
 /* The leaking, unsuppressed sites of a report, sorted by key, with the
  * entries of identical keys merged (two stacks can symbolize alike, e.g.
  * with --ignore-lines). */
-static site_entry *collect(const report_file *report, int ignore_lines, size_t *count_out)
+static site_entry *collect(const report_file *report, int ignore_lines, const report_path_map *map,
+                           size_t *count_out)
 {
     const json_value *sites = json_get(report->root, "sites");
     size_t count = 0;
@@ -71,7 +86,7 @@ static site_entry *collect(const report_file *report, int ignore_lines, size_t *
         int64_t objects = json_int(json_get(site, "objects"), 0);
         if (json_bool(json_get(site, "suppressed"), 0) || objects <= 0)
             continue;
-        entries[count].key = report_site_key(site, ignore_lines);
+        entries[count].key = report_site_key(site, ignore_lines, map);
         entries[count].site = site;
         entries[count].member_count = 1;
         entries[count].objects = (uint64_t)objects;
@@ -146,11 +161,217 @@ static void free_entries(site_entry *entries, size_t count)
 
 static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
 
+/* ---- the same sources in another directory ---- */
+
+/* A file a checkout can move: an absolute path outside the system's
+ * directories. Relative names (glibc's "./csu/libc-start.c") and
+ * installed headers and libraries read the same on both sides. */
+static int movable_file(const char *file)
+{
+    static const char *const system_dirs[] = {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+    if (file[0] != '/')
+        return 0;
+    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
+        if (!strncmp(file, system_dirs[i], strlen(system_dirs[i])))
+            return 0;
+    return 1;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int compare_basenames(const void *a, const void *b)
+{
+    return strcmp(units_basename(*(const char *const *)a), units_basename(*(const char *const *)b));
+}
+
+/* The movable files of every site's frames, each once, sorted. Suppressed
+ * sites count too: the more of the program's files, the surer the match. */
+static const char **movable_files(const report_file *report, size_t *count_out)
+{
+    const json_value *sites = json_get(report->root, "sites");
+    size_t count = 0, capacity = 16;
+    const char **files = cli_alloc(capacity * sizeof *files);
+    for (size_t i = 0; i < json_count(sites); i++) {
+        const json_value *frames = json_get(json_at(sites, i), "frames");
+        for (size_t f = 0; f < json_count(frames); f++) {
+            const char *file = json_str(json_get(json_at(frames, f), "file"), NULL);
+            if (!file || !movable_file(file))
+                continue;
+            if (count == capacity) {
+                capacity *= 2;
+                files = cli_realloc(files, capacity, sizeof *files);
+            }
+            files[count++] = file;
+        }
+    }
+    qsort(files, count, sizeof *files, compare_strings);
+    size_t unique = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!unique || strcmp(files[unique - 1], files[i]))
+            files[unique++] = files[i];
+    *count_out = unique;
+    return files;
+}
+
+/* A directory of BASE's files and the one NEW has for it: the leading
+ * parts of two paths, each up to and with a '/'. */
+typedef struct dir_pair {
+    const char *from, *to;
+    size_t from_length, to_length;
+} dir_pair;
+
+static int compare_parts(const char *a, size_t a_length, const char *b, size_t b_length)
+{
+    int order = memcmp(a, b, a_length < b_length ? a_length : b_length);
+    return order ? order : a_length < b_length ? -1 : a_length > b_length;
+}
+
+static int compare_pairs(const void *a, const void *b)
+{
+    const dir_pair *x = a, *y = b;
+    int order = compare_parts(x->from, x->from_length, y->from, y->from_length);
+    return order ? order : compare_parts(x->to, x->to_length, y->to, y->to_length);
+}
+
+/* Two different paths of one file name, cut where they stop being alike:
+ * before the longest run of whole directory names they end with.
+ * /ws1/src/a.c and /ws2/src/a.c give /ws1/ and /ws2/. */
+static dir_pair split_at_shared_tail(const char *a, const char *b)
+{
+    size_t i = strlen(a), j = strlen(b);
+    while (i && j && a[i - 1] == b[j - 1]) {
+        i--;
+        j--;
+    }
+    /* a + i reads as b + j; the directories end at the first '/' in it, which
+     * there is: the names are alike and both paths start with '/'. */
+    size_t skip = (size_t)(strchr(a + i, '/') - (a + i)) + 1;
+    return (dir_pair){a, b, i + skip, j + skip};
+}
+
+/* How many of BASE's files are NEW's once moved by `pair`. */
+static size_t files_matched(const dir_pair *pair, const char **base_files, size_t base_count,
+                            const char **new_files, size_t new_count)
+{
+    size_t matched = 0;
+    for (size_t i = 0; i < base_count; i++) {
+        const char *file = base_files[i];
+        if (strncmp(file, pair->from, pair->from_length))
+            continue;
+        size_t rest = strlen(file) - pair->from_length;
+        char *moved = cli_alloc(pair->to_length + rest + 1);
+        memcpy(moved, pair->to, pair->to_length);
+        memcpy(moved + pair->to_length, file + pair->from_length, rest + 1);
+        matched += bsearch(&moved, new_files, new_count, sizeof *new_files, compare_strings) != NULL;
+        free(moved);
+    }
+    return matched;
+}
+
+/* The directory BASE's sources were in and the one they are in in NEW,
+ * when the reports come from two checkouts: no movable file is in both
+ * (two runs of one checkout share at least main's file), and a file name
+ * is in both under different directories. Each pair of such paths names
+ * a candidate (their parts before the directories they end alike); the
+ * one that makes the most of BASE's files NEW's wins, the first in sort
+ * order among equals. Returns 0 (nothing to move) otherwise. */
+static int infer_path_map(const report_file *base, const report_file *new_report, report_path_map *out)
+{
+    size_t base_count, new_count;
+    const char **base_files = movable_files(base, &base_count);
+    const char **new_files = movable_files(new_report, &new_count);
+    int shared = 0;
+    for (size_t b = 0, n = 0; b < base_count && n < new_count && !shared;) {
+        int order = strcmp(base_files[b], new_files[n]);
+        shared = !order;
+        b += order <= 0;
+        n += order >= 0;
+    }
+    size_t pair_count = 0;
+    dir_pair *pairs = NULL;
+    const char **new_by_name = NULL;
+    if (!shared && base_count && new_count) {
+        new_by_name = cli_alloc(new_count * sizeof *new_by_name);
+        memcpy(new_by_name, new_files, new_count * sizeof *new_by_name);
+        qsort(new_by_name, new_count, sizeof *new_by_name, compare_basenames);
+        size_t capacity = 16;
+        pairs = cli_alloc(capacity * sizeof *pairs);
+        for (size_t b = 0; b < base_count; b++) {
+            /* the first of NEW's files with this name */
+            size_t low = 0, high = new_count;
+            while (low < high) {
+                size_t middle = low + (high - low) / 2;
+                if (compare_basenames(&new_by_name[middle], &base_files[b]) < 0)
+                    low = middle + 1;
+                else
+                    high = middle;
+            }
+            for (size_t n = low; n < new_count && !compare_basenames(&new_by_name[n], &base_files[b]); n++) {
+                if (pair_count == capacity) {
+                    capacity *= 2;
+                    pairs = cli_realloc(pairs, capacity, sizeof *pairs);
+                }
+                pairs[pair_count++] = split_at_shared_tail(base_files[b], new_by_name[n]);
+            }
+        }
+        qsort(pairs, pair_count, sizeof *pairs, compare_pairs);
+    }
+    size_t best = 0, best_matched = 0;
+    for (size_t i = 0; i < pair_count; i++) {
+        if (i && !compare_pairs(&pairs[i - 1], &pairs[i]))
+            continue; /* counted already */
+        size_t matched = files_matched(&pairs[i], base_files, base_count, new_files, new_count);
+        if (matched > best_matched) {
+            best = i;
+            best_matched = matched;
+        }
+    }
+    if (best_matched) {
+        char *from = cli_alloc(pairs[best].from_length + 1), *to = cli_alloc(pairs[best].to_length + 1);
+        memcpy(from, pairs[best].from, pairs[best].from_length);
+        from[pairs[best].from_length] = '\0';
+        memcpy(to, pairs[best].to, pairs[best].to_length);
+        to[pairs[best].to_length] = '\0';
+        out->from = from;
+        out->to = to;
+    }
+    free(pairs);
+    free(new_by_name);
+    free(base_files);
+    free(new_files);
+    return best_matched > 0;
+}
+
+/* --source-root BASE_DIR=NEW_DIR, each made to end in '/' so that a
+ * directory never takes a longer name that starts like it for its own. */
+static void parse_source_root(const char *value, report_path_map *out)
+{
+    const char *equals = strchr(value, '=');
+    if (!equals || equals == value || !equals[1])
+        cli_fail("--source-root wants BASE_DIR=NEW_DIR, not '%s'", value);
+    const char *parts[2] = {value, equals + 1};
+    size_t lengths[2] = {(size_t)(equals - value), strlen(equals + 1)};
+    char *dirs[2];
+    for (int i = 0; i < 2; i++) {
+        size_t end = lengths[i];
+        dirs[i] = cli_alloc(end + 2);
+        memcpy(dirs[i], parts[i], end);
+        if (dirs[i][end - 1] != '/')
+            dirs[i][end++] = '/';
+        dirs[i][end] = '\0';
+    }
+    out->from = dirs[0];
+    out->to = dirs[1];
+}
+
 int cli_diff(int argc, char **argv)
 {
     cli_parser parser;
     cli_parser_init(&parser, "diff", argc - 1, argv + 1);
-    const char *paths[2] = {NULL, NULL};
+    const char *paths[2] = {NULL, NULL}, *source_root = NULL;
     int ignore_lines = 0, given = 0;
     while (cli_more(&parser)) {
         if (cli_flag(&parser, "help", 'h')) {
@@ -158,6 +379,8 @@ int cli_diff(int argc, char **argv)
             return CLI_EXIT_OK;
         } else if (cli_flag(&parser, "ignore-lines", 0)) {
             ignore_lines = 1;
+        } else if (cli_value(&parser, "source-root", 0, &source_root)) {
+            continue;
         } else if (cli_double_dash(&parser)) {
             continue;
         } else if (given < 2 && cli_positional(&parser, &paths[given])) {
@@ -168,15 +391,19 @@ int cli_diff(int argc, char **argv)
     }
     if (given < 2)
         cli_fail("needs two reports (usage: livetrack diff BASE.json NEW.json)");
+    report_path_map path_map = {NULL, NULL};
+    if (source_root)
+        parse_source_root(source_root, &path_map);
 
     report_file base, new_report;
     report_load(paths[0], &base);
     report_load(paths[1], &new_report);
     if (base.leaks_unknown || new_report.leaks_unknown)
         cli_fail("cannot compare %s: its leaks are not known", base.leaks_unknown ? paths[0] : paths[1]);
+    int path_moved = source_root ? 1 : infer_path_map(&base, &new_report, &path_map);
     size_t base_count, new_count;
-    site_entry *base_sites = collect(&base, ignore_lines, &base_count);
-    site_entry *new_sites = collect(&new_report, ignore_lines, &new_count);
+    site_entry *base_sites = collect(&base, ignore_lines, path_moved ? &path_map : NULL, &base_count);
+    site_entry *new_sites = collect(&new_report, ignore_lines, NULL, &new_count);
 
     /* Walk both sorted lists at once: new, grown, unchanged, gone. */
     site_entry *added = cli_alloc((new_count + 1) * sizeof *added);
@@ -215,6 +442,9 @@ int cli_diff(int argc, char **argv)
     if (grown)
         printf(" (%zu leaking more)", grown);
     printf("; %zu site%s no longer leaking\n", fixed, plural(fixed));
+    if (path_moved)
+        printf("  files under %s in %s compared as under %s in %s\n", path_map.from, paths[0], path_map.to,
+               paths[1]);
 
     for (size_t i = 0; i < added_count; i++) {
         char label[512], types[256];
@@ -248,6 +478,8 @@ int cli_diff(int argc, char **argv)
     }
 
     free(added);
+    free((void *)path_map.from);
+    free((void *)path_map.to);
     free_entries(base_sites, base_count);
     free_entries(new_sites, new_count);
     report_free(&base);

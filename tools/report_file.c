@@ -304,7 +304,7 @@ void report_site_types(const json_value *site, char *out, size_t size)
     }
 }
 
-char *report_site_key(const json_value *site, int ignore_lines)
+char *report_site_key(const json_value *site, int ignore_lines, const report_path_map *map)
 {
     text_buffer key = {NULL, 0, 0};
     text_buffer_add(&key, "");
@@ -317,7 +317,13 @@ char *report_site_key(const json_value *site, int ignore_lines)
         if (function || file) {
             text_buffer_add(&key, function ? function : "??");
             text_buffer_add(&key, "|");
-            text_buffer_add(&key, file ? file : "");
+            size_t from_length = map && file ? strlen(map->from) : 0;
+            if (from_length && !strncmp(file, map->from, from_length)) {
+                text_buffer_add(&key, map->to);
+                text_buffer_add(&key, file + from_length);
+            } else {
+                text_buffer_add(&key, file ? file : "");
+            }
             if (!ignore_lines) {
                 snprintf(piece, sizeof piece, "|%" PRId64, json_int(json_get(frame, "line"), 0));
                 text_buffer_add(&key, piece);

@@ -236,6 +236,8 @@ def case_help():
         ["report", json_file, "--top"], ["report", json_file, "extra"], ["report", "/nonexistent.json"],
         ["report", csv_file], ["report", json_file, "--help=x"],
         ["diff", json_file], ["diff", json_file, json_file, json_file], ["diff", json_file, "/nonexistent.json"],
+        ["diff", json_file, json_file, "--source-root", "/a"], ["diff", json_file, json_file, "--source-root=/a="],
+        ["diff", json_file, json_file, "--source-root", "=/b"], ["diff", json_file, json_file, "--source-root"],
         ["plot", csv_file], ["plot", "-o", work("x.html")], ["plot", json_file, "-o", work("x.html")],
         ["plot", csv_file, csv_file, "-o", work("x.html")], ["plot", csv_file, "-o", "/nonexistent/dir/x.html"],
         ["trace", csv_file], ["trace", "/nonexistent.csv", "-o", work("x.json")], ["trace", json_file, "-o", work("x.json")],
@@ -257,6 +259,74 @@ def case_help():
         result = livetrack("plot", *inputs, "-o", work("x.html"), expect=2)
         check("cannot read /nonexistent.json: No such file or directory" in result.stderr,
               "plot %s: the unreadable file is not named: %r" % (" ".join(inputs), result.stderr))
+
+
+def moved_report(path, old_dir, new_dir, name, edit=None):
+    """The report at `path` as if the program had been checked out and built
+    under new_dir instead of old_dir (another CI workspace): every file and
+    module path moved; `edit` may change the document further."""
+    document = json.load(open(path))
+    for site in document["sites"]:
+        for frame in site["frames"]:
+            for key in ("file", "module"):
+                if old_dir and (frame.get(key) or "").startswith(old_dir):
+                    frame[key] = new_dir + frame[key][len(old_dir):]
+    if edit:
+        edit(document)
+    with open(work(name), "w") as out:
+        json.dump(document, out)
+    return work(name)
+
+
+def check_diff_moved_sources(base, json_file):
+    # The same code in another directory (CI jobs in different workspaces):
+    # diff finds the directory that moved and matches the sites through it.
+    moved = moved_report(json_file, "/home/dev/app/", "/builds/runner/7/app/", "moved.json")
+    for extra in ([], ["--ignore-lines"]):
+        out = livetrack("diff", *extra, json_file, moved, expect=0).stdout
+        check("no new leak sites" in out and "2 sites also leaking" in out and
+              "files under /home/dev/ in %s compared as under /builds/runner/7/ in" % json_file in out,
+              "diff %s of a report moved to another directory:\n%s" % (" ".join(extra), out))
+    # ... and still finds the site that is new, the old one matched
+    out = livetrack("diff", base, moved, expect=1).stdout
+    check("1 new leak site" in out and "make_buffer (helpers.h:17)" in out and "1 site also leaking" in out and
+          "main (leaky.c:42)" not in out.split("new:")[1], "diff base, moved new:\n" + out)
+
+    # A new leak in a file of the same name in another directory of the
+    # same checkout is new: the reports share leaky.c, so nothing is moved.
+    def leak_in(directory):
+        def edit(document):
+            site = document["sites"][0]
+            site["frames"] = [dict(site["frames"][0], function="fill", file=directory + "util.c", line=5)] + \
+                site["frames"]
+        return edit
+    util_a = moved_report(json_file, "", "", "util_a.json", leak_in("/home/dev/app/a/"))
+    util_b = moved_report(json_file, "", "", "util_b.json", leak_in("/home/dev/app/b/"))
+    out = livetrack("diff", util_a, util_b, expect=1).stdout
+    check("1 new leak site" in out and "fill (util.c:5)" in out and "compared as under" not in out,
+          "diff: util.c of another directory of one checkout taken for the old one:\n" + out)
+    # Moved, with a leak in a new directory: that one is new, the rest are matched.
+    moved_new_dir = moved_report(json_file, "/home/dev/app/", "/builds/runner/7/app/", "moved_new_dir.json",
+                                 leak_in("/builds/runner/7/app/lib/"))
+    out = livetrack("diff", json_file, moved_new_dir, expect=1).stdout
+    check("1 new leak site" in out and "fill (util.c:5)" in out and "1 site also leaking" in out and
+          "compared as under /builds/runner/7/ in" in out, "diff: a moved report with a new leak:\n" + out)
+
+    # Reports that share a file outside /usr and /lib (an SDK's header in
+    # /opt on both machines) are not moved on a guess; --source-root says
+    # which directory moved.
+    def with_sdk(document):
+        document["sites"][1]["frames"].append({"function": "sdk_call", "file": "/opt/sdk/include/sdk.h", "line": 3,
+                                               "module": "/opt/sdk/lib/libsdk.so", "offset": "0x10"})
+    sdk_old = moved_report(json_file, "", "", "sdk_old.json", with_sdk)
+    sdk_new = moved_report(json_file, "/home/dev/app/", "/builds/runner/7/app/", "sdk_new.json", with_sdk)
+    livetrack("diff", sdk_old, sdk_new, expect=1)
+    for root in ("/home/dev/app=/builds/runner/7/app", "/home/dev/app/=/builds/runner/7/app/"):
+        out = livetrack("diff", sdk_old, sdk_new, "--source-root", root, expect=0).stdout
+        check("no new leak sites" in out and "compared as under /builds/runner/7/app/ in" in out,
+              "diff --source-root %s:\n%s" % (root, out))
+    # a directory is never the start of a longer name: /home/dev/ap is not /home/dev/app
+    livetrack("diff", sdk_old, sdk_new, "--source-root=/home/dev/ap=/builds/runner/7/ap", expect=1)
 
 
 def case_fixtures():
@@ -459,6 +529,7 @@ def case_fixtures():
     check("its sites list %d leaked objects where its summary counts 23" % listed in result.stderr,
           "report of a cut file: no warning: %r" % result.stderr)
     livetrack("diff", "--ignore-lines", base, json_file, expect=1)
+    check_diff_moved_sources(base, json_file)
     # Sites that differ only in their line are one site with --ignore-lines:
     # its objects and its types are those of both.
     two_lines = json.load(open(json_file))
@@ -1197,6 +1268,22 @@ def case_diff_runs():
     livetrack("diff", new, base, expect=0)
     # two runs of the same program differ in addresses (ASLR), not in sites
     livetrack("diff", base, again, expect=0)
+    # the same program checked out and built in another directory (another
+    # CI workspace): its files and modules under another root
+    source = os.path.realpath(args.source) + "/"
+    build = os.path.realpath(args.build) + "/"
+    check(any(f.get("file", "").startswith(source) for site in json.load(open(base))["sites"]
+              for f in site["frames"]), "diff-base.json: no frame in %s" % source)
+    elsewhere = []
+    for path in (base, new):
+        name = os.path.basename(path).replace(".json", "-elsewhere.json")
+        moved = moved_report(path, build, "/ci/job-2/build/", name)
+        elsewhere.append(moved_report(moved, source, "/ci/job-2/src/", name))
+    out = livetrack("diff", base, elsewhere[0], expect=0).stdout
+    check("no new leak sites" in out, "diff of a run from another checkout:\n" + out)
+    result = livetrack("diff", base, elsewhere[1], expect=1)
+    check("1 new leak site" in result.stdout and "planted_leak" in result.stdout,
+          "diff from another checkout: the planted leak is not the one new site:\n" + result.stdout)
 
 
 def case_screenshot():
