@@ -46,22 +46,12 @@ static void *CL_API_CALL lookup_forward(cl_platform_id platform, const char *fun
     return next->clGetExtensionFunctionAddressForPlatform(platform, function_name);
 }
 
-__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
-clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+static void install(struct _cl_icd_dispatch *layer_table)
 {
-    return lt_layer_info(LAYER_NAME, param_name, param_value_size, param_value, param_value_size_ret);
-}
-
-__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
-clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
-            const struct _cl_icd_dispatch **layer_dispatch_ret)
-{
-    cl_int status = lt_layer_start(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, &next, &table);
-    if (status != CL_SUCCESS)
-        return status;
-#define INSTALL(name, ...) table.name = name##_forward;
+#define INSTALL(name, ...) layer_table->name = name##_forward;
 #define KEEP(name)
     LTCL_DISPATCH_TABLE(INSTALL, KEEP)
-    table.clGetExtensionFunctionAddressForPlatform = lookup_forward;
-    return CL_SUCCESS;
+    layer_table->clGetExtensionFunctionAddressForPlatform = lookup_forward;
 }
+
+LT_SMALL_LAYER(LAYER_NAME, next, table, install)

@@ -1,7 +1,8 @@
 /*
  * The two entry points every small layer has: clGetLayerInfo's answer
  * (its API version and name) and the start of clInitLayer (a copy of the
- * next table, to put its own functions in). Header only, for the layers
+ * next table, to put its own functions in), and LT_SMALL_LAYER, which
+ * defines both. Header only, for the layers
  * built beside livetrack's (bench/'s pass-through layer, the test
  * layers), which link none of it.
  */
@@ -44,5 +45,25 @@ static inline cl_int lt_layer_start(cl_uint num_entries, const struct _cl_icd_di
     *layer_dispatch_ret = table;
     return CL_SUCCESS;
 }
+
+/* Both entry points of a small layer called `layer_name`, whose copy of
+ * the next table is `table` (the next one kept in `next`): `install`
+ * (a function taking the table) then puts the layer's own functions in. */
+#define LT_SMALL_LAYER(layer_name, next, table, install)                                                            \
+    __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(                          \
+        cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)         \
+    {                                                                                                              \
+        return lt_layer_info(layer_name, param_name, param_value_size, param_value, param_value_size_ret);         \
+    }                                                                                                              \
+    __attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL clInitLayer(                             \
+        cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,              \
+        const struct _cl_icd_dispatch **layer_dispatch_ret)                                                         \
+    {                                                                                                              \
+        cl_int status_ =                                                                                           \
+            lt_layer_start(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, &(next), &(table));  \
+        if (status_ == CL_SUCCESS)                                                                                 \
+            install(&(table));                                                                                     \
+        return status_;                                                                                            \
+    }
 
 #endif

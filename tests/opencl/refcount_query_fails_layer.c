@@ -21,19 +21,6 @@ static cl_int CL_API_CALL failing_mem_info(cl_mem memory, cl_mem_info name, size
     return next->clGetMemObjectInfo(memory, name, size, value, size_ret);
 }
 
-__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
-clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
-{
-    return lt_layer_info(LAYER_NAME, param_name, param_value_size, param_value, param_value_size_ret);
-}
+static void install(struct _cl_icd_dispatch *layer_table) { layer_table->clGetMemObjectInfo = failing_mem_info; }
 
-__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
-clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
-            const struct _cl_icd_dispatch **layer_dispatch_ret)
-{
-    cl_int status = lt_layer_start(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, &next, &table);
-    if (status != CL_SUCCESS)
-        return status;
-    table.clGetMemObjectInfo = failing_mem_info;
-    return CL_SUCCESS;
-}
+LT_SMALL_LAYER(LAYER_NAME, next, table, install)

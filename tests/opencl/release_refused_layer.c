@@ -53,20 +53,10 @@ static cl_int CL_API_CALL release_context(cl_context context)
     return next->clReleaseContext(context);
 }
 
-__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
-clGetLayerInfo(cl_layer_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
+static void install(struct _cl_icd_dispatch *layer_table)
 {
-    return lt_layer_info(LAYER_NAME, param_name, param_value_size, param_value, param_value_size_ret);
+    layer_table->clReleaseMemObject = release_buffer;
+    layer_table->clReleaseContext = release_context;
 }
 
-__attribute__((visibility("default"))) CL_API_ENTRY cl_int CL_API_CALL
-clInitLayer(cl_uint num_entries, const struct _cl_icd_dispatch *target_dispatch, cl_uint *num_entries_ret,
-            const struct _cl_icd_dispatch **layer_dispatch_ret)
-{
-    cl_int status = lt_layer_start(num_entries, target_dispatch, num_entries_ret, layer_dispatch_ret, &next, &table);
-    if (status != CL_SUCCESS)
-        return status;
-    table.clReleaseMemObject = release_buffer;
-    table.clReleaseContext = release_context;
-    return CL_SUCCESS;
-}
+LT_SMALL_LAYER(LAYER_NAME, next, table, install)
