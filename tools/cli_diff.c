@@ -40,7 +40,9 @@ static void usage(void)
           "                  code to other lines do not make every site new\n"
           "  --source-root BASE_DIR=NEW_DIR\n"
           "                  BASE's files under BASE_DIR are NEW's under NEW_DIR, instead of\n"
-          "                  the directory diff would find (for reports that share files)\n"
+          "                  the directory diff would find (for reports that share files);\n"
+          "                  split at the first '=' after which BASE has files under BASE_DIR,\n"
+          "                  with a warning and no effect when there is none\n"
           "  -h, --help      show this help\n"
           "\n"
           "Exit status: 0 when NEW has no leaks at new call sites, 1 when it has, 2 when a\n"
@@ -163,20 +165,6 @@ static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
 
 /* ---- the same sources in another directory ---- */
 
-/* A file a checkout can move: an absolute path outside the system's
- * directories. Relative names (glibc's "./csu/libc-start.c") and
- * installed headers and libraries read the same on both sides. */
-static int movable_file(const char *file)
-{
-    static const char *const system_dirs[] = {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
-    if (file[0] != '/')
-        return 0;
-    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
-        if (!strncmp(file, system_dirs[i], strlen(system_dirs[i])))
-            return 0;
-    return 1;
-}
-
 static int compare_strings(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -198,7 +186,7 @@ static const char **movable_files(const report_file *report, size_t *count_out)
         const json_value *frames = json_get(json_at(sites, i), "frames");
         for (size_t f = 0; f < json_count(frames); f++) {
             const char *file = json_str(json_get(json_at(frames, f), "file"), NULL);
-            if (!file || !movable_file(file))
+            if (!file || !report_movable_file(file))
                 continue;
             if (count == capacity) {
                 capacity *= 2;
@@ -238,8 +226,15 @@ static int compare_pairs(const void *a, const void *b)
 
 /* Two different paths of one file name, cut where they stop being alike:
  * before the longest run of whole directory names they end with.
- * /ws1/src/a.c and /ws2/src/a.c give /ws1/ and /ws2/. */
-static dir_pair split_at_shared_tail(const char *a, const char *b)
+ * /ws1/src/a.c and /ws2/src/a.c give /ws1/ and /ws2/.
+ *
+ * The root is never one side: /app/a.c and /builds/grp/app/a.c give /app/
+ * and /builds/grp/app/, not / and /builds/grp/. Both move the checkout's
+ * files alike, but "/" would claim that every absolute file of BASE moved
+ * (an SDK in /opt too) and names no directory of the checkout in the
+ * line diff prints. Returns 0 when no directory is left to cut before
+ * (/a.c and /x/a.c): that pair names no candidate. */
+static int split_at_shared_tail(const char *a, const char *b, dir_pair *out)
 {
     size_t i = strlen(a), j = strlen(b);
     while (i && j && a[i - 1] == b[j - 1]) {
@@ -249,7 +244,15 @@ static dir_pair split_at_shared_tail(const char *a, const char *b)
     /* a + i reads as b + j; the directories end at the first '/' in it, which
      * there is: the names are alike and both paths start with '/'. */
     size_t skip = (size_t)(strchr(a + i, '/') - (a + i)) + 1;
-    return (dir_pair){a, b, i + skip, j + skip};
+    if (i + skip == 1 || j + skip == 1) {
+        /* one side is "/": take the next directory, the same on both sides */
+        const char *next = strchr(a + i + skip, '/');
+        if (!next)
+            return 0;
+        skip = (size_t)(next - (a + i)) + 1;
+    }
+    *out = (dir_pair){a, b, i + skip, j + skip};
+    return 1;
 }
 
 /* How many of BASE's files are NEW's once moved by `pair`. */
@@ -314,7 +317,7 @@ static int infer_path_map(const report_file *base, const report_file *new_report
                     capacity *= 2;
                     pairs = cli_realloc(pairs, capacity, sizeof *pairs);
                 }
-                pairs[pair_count++] = split_at_shared_tail(base_files[b], new_by_name[n]);
+                pair_count += split_at_shared_tail(base_files[b], new_by_name[n], &pairs[pair_count]);
             }
         }
         qsort(pairs, pair_count, sizeof *pairs, compare_pairs);
@@ -345,26 +348,65 @@ static int infer_path_map(const report_file *base, const report_file *new_report
     return best_matched > 0;
 }
 
-/* --source-root BASE_DIR=NEW_DIR, each made to end in '/' so that a
- * directory never takes a longer name that starts like it for its own. */
-static void parse_source_root(const char *value, report_path_map *out)
+/* The first '=' of --source-root's value at or after `from` with a
+ * directory on each side of it; NULL when there is none. */
+static const char *next_split(const char *value, const char *from)
 {
-    const char *equals = strchr(value, '=');
-    if (!equals || equals == value || !equals[1])
-        cli_fail("--source-root wants BASE_DIR=NEW_DIR, not '%s'", value);
-    const char *parts[2] = {value, equals + 1};
-    size_t lengths[2] = {(size_t)(equals - value), strlen(equals + 1)};
-    char *dirs[2];
-    for (int i = 0; i < 2; i++) {
-        size_t end = lengths[i];
-        dirs[i] = cli_alloc(end + 2);
-        memcpy(dirs[i], parts[i], end);
-        if (dirs[i][end - 1] != '/')
-            dirs[i][end++] = '/';
-        dirs[i][end] = '\0';
+    for (const char *equals = strchr(from, '='); equals; equals = strchr(equals + 1, '='))
+        if (equals != value && equals[1])
+            return equals;
+    return NULL;
+}
+
+/* A part of --source-root's value as a directory: made to end in '/' so
+ * that it never takes a longer name that starts like it for its own. */
+static char *directory_of(const char *part, size_t length)
+{
+    char *dir = cli_alloc(length + 2);
+    memcpy(dir, part, length);
+    if (dir[length - 1] != '/')
+        dir[length++] = '/';
+    dir[length] = '\0';
+    return dir;
+}
+
+/* Whether one of `files` (sorted) is under `dir`: the first file not
+ * before it in sort order is, if any is. */
+static int holds_a_file(const char *dir, const char **files, size_t count)
+{
+    size_t low = 0, high = count, length = strlen(dir);
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (strcmp(files[middle], dir) < 0)
+            low = middle + 1;
+        else
+            high = middle;
     }
-    out->from = dirs[0];
-    out->to = dirs[1];
+    return low < count && !strncmp(files[low], dir, length);
+}
+
+/* --source-root BASE_DIR=NEW_DIR. Either directory may hold a '=' (CI
+ * paths such as Jenkins' matrix axes "label=linux" do), so the value is
+ * split at the first '=' that leaves a BASE_DIR holding a movable file of
+ * BASE. Returns 0 when none does: the option would move nothing, and a
+ * silent no-op reads as a list of false "new" sites. */
+static int parse_source_root(const char *value, const report_file *base, report_path_map *out)
+{
+    size_t base_count;
+    const char **base_files = movable_files(base, &base_count);
+    int found = 0;
+    for (const char *equals = next_split(value, value); equals && !found; equals = next_split(value, equals + 1)) {
+        char *from = directory_of(value, (size_t)(equals - value));
+        found = holds_a_file(from, base_files, base_count);
+        if (found) {
+            out->from = from;
+            out->to = directory_of(equals + 1, strlen(equals + 1));
+        } else {
+            free(from);
+        }
+    }
+    free(base_files);
+    return found;
 }
 
 int cli_diff(int argc, char **argv)
@@ -391,16 +433,21 @@ int cli_diff(int argc, char **argv)
     }
     if (given < 2)
         cli_fail("needs two reports (usage: livetrack diff BASE.json NEW.json)");
-    report_path_map path_map = {NULL, NULL};
-    if (source_root)
-        parse_source_root(source_root, &path_map);
+    if (source_root && !next_split(source_root, source_root))
+        cli_fail("--source-root wants BASE_DIR=NEW_DIR, not '%s'", source_root);
 
     report_file base, new_report;
     report_load(paths[0], &base);
     report_load(paths[1], &new_report);
     if (base.leaks_unknown || new_report.leaks_unknown)
         cli_fail("cannot compare %s: its leaks are not known", base.leaks_unknown ? paths[0] : paths[1]);
-    int path_moved = source_root ? 1 : infer_path_map(&base, &new_report, &path_map);
+    report_path_map path_map = {NULL, NULL};
+    int path_moved = source_root && parse_source_root(source_root, &base, &path_map);
+    if (source_root && !path_moved)
+        cli_warn("warning: --source-root %s: no source file of %s outside /usr and /lib is under its BASE_DIR; "
+                 "comparing as without the option", source_root, paths[0]);
+    if (!path_moved)
+        path_moved = infer_path_map(&base, &new_report, &path_map);
     size_t base_count, new_count;
     site_entry *base_sites = collect(&base, ignore_lines, path_moved ? &path_map : NULL, &base_count);
     site_entry *new_sites = collect(&new_report, ignore_lines, NULL, &new_count);

@@ -770,11 +770,29 @@ static const char page_style[] =
     "footer{color:#868e96;font-size:12px;padding:8px 0 30px}"
     "code{background:#f1f3f5;border-radius:4px;padding:1px 5px}";
 
+/* An input file as the page names it: "-" means nothing to a reader. */
+static const char *input_name(const char *path)
+{
+    return strcmp(path, "-") ? path : "standard input";
+}
+
+/* What the page is titled after without --title: the program, else the
+ * timeline's file. */
+static const char *page_title(const plot_data *d)
+{
+    const char *executable = json_str(json_path(d->report->root, "process.executable"), NULL);
+    if (d->title)
+        return d->title;
+    if (executable)
+        return units_basename(executable);
+    return strcmp(d->csv_path, "-") ? units_basename(d->csv_path) : input_name(d->csv_path);
+}
+
 static void write_html(plot_data *d, FILE *out)
 {
     const json_value *root = d->report->root;
     const char *executable = json_str(json_path(root, "process.executable"), NULL);
-    const char *title = d->title ? d->title : executable ? units_basename(executable) : units_basename(d->csv_path);
+    const char *title = page_title(d);
     char text[256];
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -791,7 +809,7 @@ static void write_html(plot_data *d, FILE *out)
         snprintf(text, sizeof text, " \xc2\xb7 pid %" PRId64, json_int(json_path(root, "process.pid"), 0));
         html_text(out, text);
     } else {
-        html_text(out, d->csv_path);
+        html_text(out, input_name(d->csv_path));
     }
     units_time_ms(d->t1, text, sizeof text);
     fputs(" \xc2\xb7 ran ", out);
@@ -822,12 +840,12 @@ static void write_html(plot_data *d, FILE *out)
     misuse_section(d, out);
 
     fprintf(out, "<footer>Made by livetrack %s from ", cli_version());
-    html_text(out, d->csv_path);
+    html_text(out, input_name(d->csv_path));
     units_count((int64_t)d->t->count, text, sizeof text);
     fprintf(out, " (%s events)", text);
     if (d->json_path) {
         fputs(" and ", out);
-        html_text(out, d->json_path);
+        html_text(out, input_name(d->json_path));
     }
     fputs(".</footer>\n</main>\n</body></html>\n", out);
 }
@@ -842,10 +860,8 @@ static void write_svg(plot_data *d, FILE *out)
             "font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif\">\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
             PAGE_WIDTH + 40, height, PAGE_WIDTH + 40, height);
-    const char *executable = json_str(json_path(d->report->root, "process.executable"), NULL);
     char title[512];
-    snprintf(title, sizeof title, "livetrack timeline: %s",
-             d->title ? d->title : executable ? units_basename(executable) : units_basename(d->csv_path));
+    snprintf(title, sizeof title, "livetrack timeline: %s", page_title(d));
     fputs("<text x=\"20\" y=\"30\" style=\"font-size:18px;font-weight:650;fill:#1b2a4e\">", out);
     escape_xml(out, title);
     fputs("</text>\n", out);

@@ -304,6 +304,17 @@ void report_site_types(const json_value *site, char *out, size_t size)
     }
 }
 
+int report_movable_file(const char *file)
+{
+    static const char *const system_dirs[] = {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+    if (file[0] != '/')
+        return 0;
+    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
+        if (!strncmp(file, system_dirs[i], strlen(system_dirs[i])))
+            return 0;
+    return 1;
+}
+
 char *report_site_key(const json_value *site, int ignore_lines, const report_path_map *map)
 {
     text_buffer key = {NULL, 0, 0};
@@ -317,7 +328,7 @@ char *report_site_key(const json_value *site, int ignore_lines, const report_pat
         if (function || file) {
             text_buffer_add(&key, function ? function : "??");
             text_buffer_add(&key, "|");
-            size_t from_length = map && file ? strlen(map->from) : 0;
+            size_t from_length = map && file && report_movable_file(file) ? strlen(map->from) : 0;
             if (from_length && !strncmp(file, map->from, from_length)) {
                 text_buffer_add(&key, map->to);
                 text_buffer_add(&key, file + from_length);

@@ -46,10 +46,16 @@ void report_site_label(const json_value *site, char *out, size_t size);
 /* "cl_event x20, cl_mem x2" from a site's "types". */
 void report_site_types(const json_value *site, char *out, size_t size);
 
+/* A source file a checkout can move: an absolute path outside the
+ * system's directories (/usr, /lib, /lib32, /lib64, /libx32). Relative
+ * names (glibc's "./csu/libc-start.c") and installed headers and
+ * libraries read the same wherever the program was checked out. */
+int report_movable_file(const char *file);
+
 /* One directory of source files in one report that is another in the
  * report it is compared with (the same code checked out or built
- * elsewhere): files under `from` are keyed as if under `to`. Both end in
- * '/', so that /ws1/ never takes /ws10/a.c for one of its files. */
+ * elsewhere): movable files under `from` are keyed as if under `to`. Both
+ * end in '/', so that /ws1/ never takes /ws10/a.c for one of its files. */
 typedef struct report_path_map {
     const char *from;
     const char *to;
@@ -59,8 +65,9 @@ typedef struct report_path_map {
  * (function, file, line; module+offset where a frame has no symbol),
  * never addresses, which change with every run (ASLR). With
  * ignore_lines, line numbers are left out too, so edits that only move
- * code do not make every site look new. With `map` (NULL: none), files
- * under map->from read as under map->to. A site without frames is known
+ * code do not make every site look new. With `map` (NULL: none), movable
+ * files under map->from read as under map->to; system files never move,
+ * even when map->from is a directory above them (such as "/"). A site without frames is known
  * by its object types. Returns a malloc'd string. */
 char *report_site_key(const json_value *site, int ignore_lines, const report_path_map *map);
 

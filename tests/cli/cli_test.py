@@ -325,8 +325,49 @@ def check_diff_moved_sources(base, json_file):
         out = livetrack("diff", sdk_old, sdk_new, "--source-root", root, expect=0).stdout
         check("no new leak sites" in out and "compared as under /builds/runner/7/app/ in" in out,
               "diff --source-root %s:\n%s" % (root, out))
-    # a directory is never the start of a longer name: /home/dev/ap is not /home/dev/app
-    livetrack("diff", sdk_old, sdk_new, "--source-root=/home/dev/ap=/builds/runner/7/ap", expect=1)
+    # a directory is never the start of a longer name: /home/dev/ap is not /home/dev/app;
+    # a BASE_DIR that holds none of BASE's files is said on stderr, not taken silently
+    for root in ("/home/dev/ap=/builds/runner/7/ap", "/nowhere=/builds/runner/7/app", "home/dev/app=/b/app"):
+        result = livetrack("diff", sdk_old, sdk_new, "--source-root=" + root, expect=1)
+        lines = result.stderr.strip().splitlines()
+        check(len(lines) == 1 and "warning: --source-root %s: no source file of %s" % (root, sdk_old) in lines[0]
+              and "compared as under" not in result.stdout, "diff --source-root=%s: %r" % (root, result.stderr))
+    # ... and then diff does as without the option: the moved directory is still found
+    result = livetrack("diff", json_file, moved, "--source-root", "/nowhere=/x", expect=0)
+    check("warning: --source-root" in result.stderr and "compared as under /builds/runner/7/ in" in result.stdout,
+          "diff --source-root that matches nothing, inferred:\n%s%s" % (result.stdout, result.stderr))
+    # Directories with '=' in their names (Jenkins' matrix axes "label=linux"),
+    # on either side: split where BASE_DIR is a directory of BASE's files.
+    for old_dir, new_dir in (("/ws/label=a/app/", "/ws/c/app/"), ("/ws/a/app/", "/ws/label=c/app/"),
+                             ("/ws/x=a/app/", "/ws/x=c/app/")):
+        eq_old = moved_report(json_file, "/home/dev/app/", old_dir, "eq_old.json", with_sdk)
+        eq_new = moved_report(json_file, "/home/dev/app/", new_dir, "eq_new.json", with_sdk)
+        root = old_dir.rstrip("/") + "=" + new_dir.rstrip("/")
+        result = livetrack("diff", eq_old, eq_new, "--source-root", root, expect=0)
+        check("no new leak sites" in result.stdout and "files under %s in %s compared as under %s in" %
+              (old_dir, eq_old, new_dir) in result.stdout and not result.stderr,
+              "diff --source-root %s:\n%s%s" % (root, result.stdout, result.stderr))
+
+    # Checked out at /app in one job and /builds/grp/app in the other: the
+    # root is not the moved directory (it would move /usr/include's headers
+    # too), /app/ is; files under /usr stay as they are, in either direction.
+    def with_stl(document):
+        for site in document["sites"]:
+            site["frames"].insert(0, {"function": "std::vector<int>::push_back",
+                                      "file": "/usr/include/c++/12/bits/stl_vector.h", "line": 1287,
+                                      "module": "/app/leaky", "offset": "0x1200", "inlined": True})
+    at_app = moved_report(json_file, "/home/dev/app/", "/app/", "at_app.json", with_stl)
+    at_builds = moved_report(json_file, "/home/dev/app/", "/builds/grp/app/", "at_builds.json", with_stl)
+    for old, new, old_dir, new_dir in ((at_app, at_builds, "/app/", "/builds/grp/app/"),
+                                       (at_builds, at_app, "/builds/grp/app/", "/app/")):
+        out = livetrack("diff", old, new, expect=0).stdout
+        check("no new leak sites" in out and "2 sites also leaking" in out and
+              "files under %s in %s compared as under %s in" % (old_dir, old, new_dir) in out,
+              "diff of reports checked out at %s and %s:\n%s" % (old_dir, new_dir, out))
+    # a root given as BASE_DIR moves the checkout's files, never /usr's
+    out = livetrack("diff", at_app, at_builds, "--source-root", "/=/builds/grp", expect=0).stdout
+    check("no new leak sites" in out and "files under / in %s compared as under /builds/grp/ in" % at_app in out,
+          "diff --source-root /=/builds/grp:\n" + out)
 
 
 def case_fixtures():
@@ -604,7 +645,9 @@ def case_fixtures():
     # "-" is standard input, as for trace and report: the timeline, unless
     # the other file given is the timeline
     livetrack("plot", "-", "-o", work("stdin-nojson.html"), expect=0, stdin_path=csv_file)
-    check_html(work("stdin-nojson.html"), with_json=False)
+    page = check_html(work("stdin-nojson.html"), with_json=False)
+    check("<title>livetrack: standard input</title>" in page and "from standard input (" in page,
+          "plot - names standard input \"-\": " + re.findall(r"<title>.*?</title>", page)[0])
     livetrack("plot", "-", json_file, "-o", work("stdin-csv.html"), expect=0, stdin_path=csv_file)
     livetrack("plot", csv_file, "-", "-o", work("stdin-json.html"), expect=0, stdin_path=json_file)
     for name in ("stdin-csv.html", "stdin-json.html"):
