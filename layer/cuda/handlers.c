@@ -292,17 +292,22 @@ static uint64_t texel_bytes(CUarray_format format, unsigned channels)
 }
 
 /* Texels times texel size; the driver's padding is not known. 0 when the
- * format's size is not known. */
-static uint64_t array_bytes(size_t width, size_t height, size_t depth, unsigned channels, CUarray_format format,
-                            unsigned levels)
+ * format's size is not known. Each mipmap level halves the extents, but
+ * the depth of a layered or cubemap array (CUDA_ARRAY3D_* `flags`) counts
+ * its layers or faces, and every level has all of them: only a true 3D
+ * array's depth halves. */
+static uint64_t array_bytes(size_t width, size_t height, size_t depth, unsigned flags, unsigned channels,
+                            CUarray_format format, unsigned levels)
 {
     uint64_t texel = texel_bytes(format, channels), total = 0;
     uint64_t w = width, h = height ? height : 1, d = depth ? depth : 1;
+    int depth_is_layers = (flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)) != 0;
     for (unsigned level = 0; level < (levels ? levels : 1); level++) {
         total += w * h * d * texel;
         w = w > 1 ? w / 2 : 1;
         h = h > 1 ? h / 2 : 1;
-        d = d > 1 ? d / 2 : 1;
+        if (!depth_is_layers)
+            d = d > 1 ? d / 2 : 1;
     }
     return total;
 }
@@ -314,7 +319,7 @@ static void after_cuArrayCreate_v2(ltcu_call *call, const void *raw_params)
         return;
     const CUDA_ARRAY_DESCRIPTOR *desc = p->pAllocateArray;
     ltcu_record(call, LTCU_ARRAY, HANDLE(*p->pHandle),
-                array_bytes(desc->Width, desc->Height, 1, desc->NumChannels, desc->Format, 1), 0);
+                array_bytes(desc->Width, desc->Height, 1, 0, desc->NumChannels, desc->Format, 1), 0);
 }
 
 static void after_cuArray3DCreate_v2(ltcu_call *call, const void *raw_params)
@@ -324,7 +329,8 @@ static void after_cuArray3DCreate_v2(ltcu_call *call, const void *raw_params)
         return;
     const CUDA_ARRAY3D_DESCRIPTOR *desc = p->pAllocateArray;
     ltcu_record(call, LTCU_ARRAY, HANDLE(*p->pHandle),
-                array_bytes(desc->Width, desc->Height, desc->Depth, desc->NumChannels, desc->Format, 1), 0);
+                array_bytes(desc->Width, desc->Height, desc->Depth, desc->Flags, desc->NumChannels, desc->Format, 1),
+                0);
 }
 
 static void after_cuMipmappedArrayCreate(ltcu_call *call, const void *raw_params)
@@ -334,7 +340,7 @@ static void after_cuMipmappedArrayCreate(ltcu_call *call, const void *raw_params
         return;
     const CUDA_ARRAY3D_DESCRIPTOR *desc = p->pMipmappedArrayDesc;
     ltcu_record(call, LTCU_MIPMAPPED_ARRAY, HANDLE(*p->pHandle),
-                array_bytes(desc->Width, desc->Height, desc->Depth, desc->NumChannels, desc->Format,
+                array_bytes(desc->Width, desc->Height, desc->Depth, desc->Flags, desc->NumChannels, desc->Format,
                             p->numMipmapLevels),
                 0);
 }

@@ -240,6 +240,9 @@ static void objects_in_a_context(void)
     CUDA_ARRAY3D_DESCRIPTOR array3d = {.Width = 8, .Height = 8, .Depth = 2, .Format = CU_AD_FORMAT_UNSIGNED_INT16,
                                        .NumChannels = 1};
     CUDA_ARRAY3D_DESCRIPTOR mipmapped = {.Width = 8, .Height = 8, .Format = CU_AD_FORMAT_FLOAT, .NumChannels = 1};
+    /* Six faces at every level: only width and height halve. */
+    CUDA_ARRAY3D_DESCRIPTOR cubemap = {.Width = 8, .Height = 8, .Depth = 6, .Format = CU_AD_FORMAT_FLOAT,
+                                       .NumChannels = 1, .Flags = CUDA_ARRAY3D_CUBEMAP};
     CUDA_ARRAY3D_DESCRIPTOR compressed = {.Width = 16, .Height = 16, .Format = CU_AD_FORMAT_BC1_UNORM,
                                           .NumChannels = 4};
     /* Normalized integers: the channels and their size are in the format's name. */
@@ -274,6 +277,8 @@ static void objects_in_a_context(void)
                     {.pAllocateArray = &unorm8x1});
     CHECK_LIFECYCLE(cuMipmappedArrayCreate, pHandle, cuMipmappedArrayDestroy, hMipmappedArray, LTCU_MIPMAPPED_ARRAY,
                     (64 + 16 + 4 + 1) * 4, current, {.pMipmappedArrayDesc = &mipmapped, .numMipmapLevels = 4});
+    CHECK_LIFECYCLE(cuMipmappedArrayCreate, pHandle, cuMipmappedArrayDestroy, hMipmappedArray, LTCU_MIPMAPPED_ARRAY,
+                    (64 + 16 + 4 + 1) * 6 * 4, current, {.pMipmappedArrayDesc = &cubemap, .numMipmapLevels = 4});
     CUDA_EXTERNAL_MEMORY_HANDLE_DESC external = {.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, .size = 1 << 16};
     CHECK_LIFECYCLE(cuImportExternalMemory, extMem_out, cuDestroyExternalMemory, extMem, LTCU_EXTERNAL_MEMORY,
                     1 << 16, current, {.memHandleDesc = &external});

@@ -218,6 +218,22 @@ static void code_and_arrays(void)
     check_owned("CUarray", H(array), 128 * 4 * 2, context);
     check_owned("CUarray", H(array3d), 4 * 4 * 4 * 4, context);
     check_owned("CUmipmappedArray", H(mipmapped), (64 + 8 + 1) * 4, context);
+    /* Layered and cubemap arrays: Depth counts layers or faces, and every
+     * level has all of them; only width and height halve. */
+    CUDA_ARRAY3D_DESCRIPTOR layers = {.Width = 8, .Height = 8, .Depth = 6, .Format = CU_AD_FORMAT_FLOAT,
+                                      .NumChannels = 1, .Flags = CUDA_ARRAY3D_LAYERED};
+    CUDA_ARRAY3D_DESCRIPTOR cube = layers;
+    cube.Flags = CUDA_ARRAY3D_CUBEMAP;
+    CUDA_ARRAY3D_DESCRIPTOR cube_layers = layers;
+    cube_layers.Depth = 12;
+    cube_layers.Flags = CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED;
+    CUmipmappedArray layered_mipmapped = NULL, cube_mipmapped = NULL, cube_layered_mipmapped = NULL;
+    CHECK_EQ_INT(cuMipmappedArrayCreate(&layered_mipmapped, &layers, 3), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayCreate(&cube_mipmapped, &cube, 3), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayCreate(&cube_layered_mipmapped, &cube_layers, 3), CUDA_SUCCESS);
+    check_owned("CUmipmappedArray", H(layered_mipmapped), (64 + 16 + 4) * 6 * 4, context);
+    check_owned("CUmipmappedArray", H(cube_mipmapped), (64 + 16 + 4) * 6 * 4, context);
+    check_owned("CUmipmappedArray", H(cube_layered_mipmapped), (64 + 16 + 4) * 12 * 4, context);
 
     CUDA_RESOURCE_DESC resource = {.resType = CU_RESOURCE_TYPE_ARRAY, .res.array.hArray = array};
     CUDA_TEXTURE_DESC texture_desc = {0};
@@ -231,6 +247,9 @@ static void code_and_arrays(void)
 
     CHECK_EQ_INT(cuTexObjectDestroy(texture), CUDA_SUCCESS);
     CHECK_EQ_INT(cuSurfObjectDestroy(surface), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayDestroy(cube_layered_mipmapped), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayDestroy(cube_mipmapped), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuMipmappedArrayDestroy(layered_mipmapped), CUDA_SUCCESS);
     CHECK_EQ_INT(cuMipmappedArrayDestroy(mipmapped), CUDA_SUCCESS);
     CHECK_EQ_INT(cuArrayDestroy(array3d), CUDA_SUCCESS);
     CHECK_EQ_INT(cuArrayDestroy(array), CUDA_SUCCESS);
