@@ -165,6 +165,31 @@ static int forwards_to_driver(void *forwards_to, const char *name)
  * below turns it into NULL (no function lives at address 1). */
 #define LOOKUP_FAILS ((void *)1)
 
+/* Whether `function` is in livetrack's own library. */
+static int is_ours(void *function)
+{
+    Dl_info function_in, ours;
+    return function && dladdr(function, &function_in) && dladdr((void *)is_ours, &ours) &&
+           function_in.dli_fbase == ours.dli_fbase;
+}
+
+/* The handle dlopen(NULL) gives, the main program's. A lookup through it
+ * searches the global scope (the program, what it was linked and
+ * preloaded with, livetrack too, and what was loaded RTLD_GLOBAL), which
+ * is where RTLD_DEFAULT looks first. NULL if dlopen fails. */
+static void *main_program_handle(void)
+{
+    static _Atomic(void *) main_program;
+    void *handle = atomic_load_explicit(&main_program, memory_order_acquire);
+    if (!handle) {
+        /* Racing threads get the same handle. Our reference is kept: the
+         * program's handle lasts as long as the process. */
+        handle = dlopen(NULL, RTLD_LAZY);
+        atomic_store_explicit(&main_program, handle, memory_order_release);
+    }
+    return handle;
+}
+
 /* dlsym(RTLD_DEFAULT, name) when nothing after livetrack defines `name`.
  * glibc would find our own export. While the process has no driver at
  * all, that would answer "is CUDA there?" with yes, so the lookup fails
@@ -174,10 +199,7 @@ static int forwards_to_driver(void *forwards_to, const char *name)
  * A definition before ours (the program's own) is glibc's answer too. */
 static void *default_scope_without_us(const char *name)
 {
-    void *global = ltcu_real_dlsym(RTLD_DEFAULT, name);
-    Dl_info global_in, ours;
-    if (!global || !dladdr(global, &global_in) || !dladdr((void *)default_scope_without_us, &ours) ||
-        global_in.dli_fbase != ours.dli_fbase || driver_loaded_now())
+    if (!is_ours(ltcu_real_dlsym(RTLD_DEFAULT, name)) || driver_loaded_now())
         return NULL; /* glibc's answer */
     /* Asked last, so that dlerror() tells this failure; a driver another
      * thread made global meanwhile is found here, and glibc answers. */
@@ -197,6 +219,15 @@ static void *tracked_replacement(void *handle, const char *name)
             return NULL;
         wrapper = ltcu_exported_wrapper((ltcu_call_id)id);
     }
+    /* The main program's handle searches the global scope, as
+     * RTLD_DEFAULT does first (Python's ctypes.CDLL(None) asks through it
+     * whether CUDA is there). When our export is the first definition
+     * there, the lookup is answered as RTLD_DEFAULT's is; glibc's answer
+     * for either handle is then that export. Other handles whose scope
+     * holds livetrack (its own, a library linked with it) are not. */
+    if (handle != RTLD_DEFAULT && handle != RTLD_NEXT && handle == main_program_handle() &&
+        is_ours(ltcu_real_dlsym(handle, name)))
+        handle = RTLD_DEFAULT;
     /* Only where the object searched has the driver's function: a
      * lookup that fails must fail as it would without us. */
     int relative = handle == RTLD_NEXT || handle == RTLD_DEFAULT;
