@@ -157,11 +157,11 @@ static inline int lt_fd_still_is(int fd, const struct stat *opened)
 
 /* Around an open() of a descriptor that livetrack, libunwind or libdw
  * keeps (std_fds.c): those of 0, 1 and 2 the program has closed are held
- * on /dev/null meanwhile, so that the kept one does not become the
- * program's stdin, stdout or stderr. */
+ * on a placeholder of livetrack's own meanwhile, so that the kept one
+ * does not become the program's stdin, stdout or stderr. Holds in several
+ * threads share the placeholders; the last release closes them. */
 typedef struct lt_std_fds_held {
-    struct stat null_device;
-    unsigned char placeholder[3];
+    int counted; /* 0: this hold went without (see std_fds.c) */
 } lt_std_fds_held;
 void lt_std_fds_hold(lt_std_fds_held *held);
 void lt_std_fds_release(lt_std_fds_held *held);
