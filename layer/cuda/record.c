@@ -241,44 +241,42 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
     const void *owner = (const void *)context;
     uint64_t context_key = ltcu_key(LTCU_CONTEXT, (uint64_t)(uintptr_t)context);
     livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_CUDA, owner);
-    size_t count = livetrack_snapshot_count(snapshot), held = 0;
+    size_t count = livetrack_snapshot_count(snapshot), taken = 0;
     uint64_t bytes = 0;
-    for (size_t i = 0; i < count; i++) {
-        const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
-        if (object->handle != context_key && object->refs && object->seq <= mark) {
-            held++;
-            bytes += object->bytes;
-        }
-    }
-    if (held)
-        livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, context_key,
-                                   "%s: context %p %s while it held %zu object%s the program never freed (%" PRIu64
-                                   " bytes); they go with it",
-                                   call->name, (void *)context, event, held, held == 1 ? "" : "s", bytes);
-    /* Oldest first, as the program made them; each named while it is
-     * still live, so its creation stack is shown. */
-    size_t shown = 0;
+    /* Oldest first, as the program made them. Two calls may end the same
+     * context at once (a primary context's last release, while another
+     * thread retains it anew and releases it again), and their snapshots
+     * list the same objects: only the call whose destroy took an object
+     * names and counts it, so each is reported once. It is named right
+     * after, while the registry still remembers its creation stack. */
     for (size_t i = count; i-- > 0;) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
         if (object->handle == context_key || !object->refs || object->seq > mark)
             continue;
-        if (shown++ < DROPPED_OBJECTS_SHOWN)
+        livetrack_keeper *parents[2];
+        livetrack_keep_parents(object, parents);
+        /* This very object: another recorded at its handle since stays. */
+        if (livetrack_destroy_object(object, call->name) != LIVETRACK_OK) {
+            ltcu_let_parents_go(parents, call);
+            continue;
+        }
+        ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);
+        bytes += object->bytes;
+        if (taken++ < DROPPED_OBJECTS_SHOWN)
             livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, object->handle,
                                        "%s: %s 0x%" PRIx64 " (%" PRIu64 " bytes), never freed, goes with context %p",
                                        call->name, object->type_name ? object->type_name : "object",
                                        ltcu_handle_of(object->type, object->handle), object->bytes, (void *)context);
-        livetrack_keeper *parents[2];
-        livetrack_keep_parents(object, parents);
-        /* This very object: another recorded at its handle since stays. */
-        if (livetrack_destroy_object(object, call->name) == LIVETRACK_OK)
-            ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);
-        else
-            ltcu_let_parents_go(parents, call);
     }
-    if (held > DROPPED_OBJECTS_SHOWN)
+    if (taken > DROPPED_OBJECTS_SHOWN)
         livetrack_report_misuse("%s: ... and %zu more objects go with context %p", call->name,
-                                held - DROPPED_OBJECTS_SHOWN, (void *)context);
-    call->dropped += held;
+                                taken - DROPPED_OBJECTS_SHOWN, (void *)context);
+    if (taken)
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, context_key,
+                                   "%s: context %p %s while it held %zu object%s the program never freed (%" PRIu64
+                                   " bytes); they go with it",
+                                   call->name, (void *)context, event, taken, taken == 1 ? "" : "s", bytes);
+    call->dropped += taken;
     livetrack_snapshot_free(snapshot);
     ltcu_runtime_objects_drop_context(call, context);
 }
