@@ -455,14 +455,17 @@ static void before_cuIpcCloseMemHandle(ltcu_call *call, const void *raw_params)
 
 /* cuMemFree and cuMemFreeAsync free any device allocation, and the
  * memory of a graph's allocation that the graph did not free, which is
- * remembered, not tracked: its free passes unchecked. */
+ * remembered, not tracked: its free passes unchecked. Only while nothing
+ * else lives at the address, though (or a device allocation the program
+ * freed, which the graph's memory took the place of): pinned host, IPC or
+ * registered memory the driver later puts there is checked, as anywhere. */
 static void device_pointer_freed(ltcu_call *call, ltcu_type key_type, uint64_t address)
 {
     if (ltcu_graph_allocation_known(address)) {
         livetrack_object tracked;
-        int live = livetrack_lookup(LIVETRACK_DOMAIN_CUDA, ltcu_key(key_type, address), &tracked) == LIVETRACK_OK &&
-                   (LTCU_DEVICE_POINTERS & LTCU_TYPE_BIT(tracked.type)) && tracked.refs;
-        if (!live)
+        int nothing_live =
+            livetrack_lookup(LIVETRACK_DOMAIN_CUDA, ltcu_key(key_type, address), &tracked) != LIVETRACK_OK;
+        if (nothing_live || ((LTCU_DEVICE_POINTERS & LTCU_TYPE_BIT(tracked.type)) && !tracked.refs))
             return;
     }
     ltcu_forget(call, key_type, LTCU_DEVICE_POINTERS, address);

@@ -539,6 +539,24 @@ static void graph_memory_nodes(void)
     /* Other addresses are still checked. */
     CHECK_EQ_INT(cuMemFree((CUdeviceptr)0x1234560), CUDA_ERROR_INVALID_VALUE);
     CHECK_EQ_INT(cuda_misuse_count(), misuse + 1);
+
+    /* Host memory the driver later puts at a graph's old address is not
+     * the graph's: cuMemFree of it is misuse (registered at that very
+     * address here: the fake driver only records the pointer). */
+    CHECK_EQ_INT(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphAddMemAllocNode(&first, graph, NULL, 0, &params), CUDA_SUCCESS);
+    CUdeviceptr graph_address = params.dptr;
+    CHECK_EQ_INT(cuMemFree(graph_address), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuGraphDestroy(graph), CUDA_SUCCESS);
+    void *registered = (void *)(uintptr_t)graph_address;
+    CHECK_EQ_INT(cuMemHostRegister(registered, 64, 0), CUDA_SUCCESS);
+    misuse = cuda_misuse_count();
+    CHECK_EQ_INT(cuMemFree(graph_address), CUDA_ERROR_INVALID_VALUE);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 1);
+    CHECK(cuda_live("host_registered", graph_address, NULL));
+    CHECK_EQ_INT(cuMemHostUnregister(registered), CUDA_SUCCESS);
+    CHECK_EQ_INT(cuda_misuse_count(), misuse + 1);
+    CHECK_EQ_INT(cuda_live_count(), before);
 }
 
 /* A multicast object (CUDA 12.1) is a CUmemGenericAllocationHandle that
