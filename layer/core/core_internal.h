@@ -165,6 +165,13 @@ typedef struct lt_std_fds_held {
 } lt_std_fds_held;
 void lt_std_fds_hold(lt_std_fds_held *held);
 void lt_std_fds_release(lt_std_fds_held *held);
+/* From the fatal-signal handler, on the thread that writes the crash
+ * report: its holds wait for another thread's only a bounded time. */
+void lt_std_fds_crash_report_begins(void);
+/* lifecycle.c's fork handlers: the child forgets the parent's holds. */
+void lt_std_fds_before_fork(void);
+void lt_std_fds_after_fork_parent(void);
+void lt_std_fds_after_fork_child(void);
 
 /* libunwind's own two descriptors (unwinder_fds.c): note the open ones
  * around its first use, then ask before each walk whether the program

@@ -7,10 +7,12 @@
  * the order the code nests them (core_internal.h): the peak and misuse
  * history (the peak set is copied under all shard locks), the registry's
  * shards, the stack table (a release stack is interned under a shard
- * lock), the timeline, the symbol cache and the stack memo's list; last
+ * lock), the timeline, the symbol cache and the stack memo's list; then
  * the walk gate, which waits for the stack walks in flight (walk_gate.h)
- * and needs no lock of ours held by a walker; and we drop them on both
- * sides afterwards. The child then reopens a "%p" timeline under its
+ * and needs no lock of ours held by a walker; last the lock of the
+ * placeholders on closed 0-2 (std_fds.c); and we drop them on both sides
+ * afterwards, the child forgetting the placeholder holds of the threads
+ * it does not have. The child then reopens a "%p" timeline under its
  * own pid; the exit report expands "%p" when it is written, so the child's
  * report goes to the child's file by itself.
  *
@@ -60,6 +62,8 @@ static void before_fork(void)
     lt_symbols_lock();
     lt_memo_lock_list();
     lt_walks_block();
+    /* Last: held for a few system calls, and nothing is taken under it. */
+    lt_std_fds_before_fork();
 }
 
 /* What both sides drop, but the walk gate (each side its own way). */
@@ -75,6 +79,7 @@ static void unlock_after_fork(void)
 
 static void after_fork_parent(void)
 {
+    lt_std_fds_after_fork_parent();
     lt_walks_unblock();
     unlock_after_fork();
 }
@@ -85,6 +90,9 @@ uint64_t lt_inherited_up_to(void) { return inherited_up_to; }
 
 static void after_fork_child(void)
 {
+    /* Before the timeline's reopen, which holds: the parent's other
+     * threads' holds are gone with them. */
+    lt_std_fds_after_fork_child();
     lt_walks_unblock_in_child();
     unlock_after_fork();
     lt_timeline_after_fork_child();
@@ -179,6 +187,9 @@ static FILE *open_crash_output(const char *pattern, char *path, size_t size)
 static void write_crash_report(int signal_number, const char *name)
 {
     crash_signal = signal_number;
+    /* Its holds (the symbolizer's) must not wait for a thread stopped in
+     * a fatal-signal handler of its own. */
+    lt_std_fds_crash_report_begins();
     handle_unblocked(SIGALRM, on_watchdog);
     alarm(CRASH_REPORT_SECONDS);
     /* The timeline ends with a whole row, and no row comes after the

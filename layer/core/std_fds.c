@@ -27,9 +27,20 @@
  * held for a few system calls.
  *
  * Only system calls, and errno is kept: the crash report symbolizes, from
- * the fatal-signal handler. There the lock is never waited for when the
- * thread the signal interrupted holds it (it would never be released),
- * nor for long: such a hold protects nothing rather than block the crash.
+ * the fatal-signal handler. A signal handler never waits for the lock
+ * when the thread it interrupted holds it (it would never be released).
+ * Other threads wait for it as long as it takes: it is held for a few
+ * system calls, and a holder that is merely descheduled (a CPU quota, a
+ * busy machine) must not make a hold protect nothing. Only the crash
+ * report's thread (lifecycle.c says which) waits no longer than
+ * LOCK_WAIT_NS: the holder may be stopped in a fatal-signal handler of its
+ * own, and a hold that protects nothing is better than no report.
+ *
+ * fork: the child has only the forking thread, so holds other threads had
+ * in progress are never released there. Before fork() the lock is taken
+ * (after livetrack's other locks, and nothing is waited for under it), so
+ * no placement is half done; the child then forgets the holds and closes
+ * the placeholders still in place.
  *
  * Another thread of the program opening a descriptor meanwhile gets a
  * higher number than it would have; one that counts on getting 0, 1 or 2
@@ -49,15 +60,20 @@
 
 #define STD_FD_COUNT 3
 
-/* How long a hold waits for another thread's hold or release (a few
- * system calls) before going without: that thread is stopped (a debugger)
- * or is itself in a fatal-signal handler. */
+/* How long the crash report's hold waits for another thread's hold or
+ * release (a few system calls) before going without: that thread may be
+ * stopped (a debugger) or itself in a fatal-signal handler. */
 #define LOCK_WAIT_NS (100 * 1000 * 1000L)
 
 static lt_spinlock lock;
 /* The thread holding `lock` (0: none), so that a signal handler running
  * on that same thread does not wait for itself. */
 static atomic_long lock_owner;
+/* The thread writing the crash report (0: none): only its waits are
+ * bounded. Set once, from the fatal-signal handler. */
+static atomic_long crash_report_thread;
+/* before_fork() took `lock`, for after_fork_parent() to drop. */
+static int locked_for_fork;
 
 /* Under `lock`: the holds in progress, and the numbers among 0-2 that
  * hold a placeholder, with the file each was when placed. */
@@ -74,10 +90,12 @@ static long long monotonic_ns(void)
     return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
-/* 1 when `lock` is now held by this thread; 0 to go without. */
+/* 1 when `lock` is now held by this thread; 0 to go without (a signal
+ * handler on the holding thread, or the crash report after LOCK_WAIT_NS). */
 static int take_lock(void)
 {
     long self = this_thread();
+    int bounded = atomic_load_explicit(&crash_report_thread, memory_order_relaxed) == self;
     long long deadline = 0;
     for (unsigned tries = 0;; tries++) {
         if (lt_spin_trylock(&lock)) {
@@ -90,11 +108,13 @@ static int take_lock(void)
             LT_CPU_RELAX();
             continue;
         }
-        long long now = monotonic_ns();
-        if (!deadline)
-            deadline = now + LOCK_WAIT_NS;
-        else if (now >= deadline)
-            return 0;
+        if (bounded) {
+            long long now = monotonic_ns();
+            if (!deadline)
+                deadline = now + LOCK_WAIT_NS;
+            else if (now >= deadline)
+                return 0;
+        }
         sched_yield();
     }
 }
@@ -150,6 +170,17 @@ static void fill_free_numbers(void)
     }
 }
 
+/* Called under `lock` when no hold is left: close what still is ours. */
+static void close_placeholders(void)
+{
+    for (int fd = STDIN_FILENO; fd < STD_FD_COUNT; fd++) {
+        /* A file the program put there meanwhile (dup2) stays. */
+        if (placed[fd] && lt_fd_still_is(fd, &placed_file[fd]))
+            close(fd);
+        placed[fd] = 0;
+    }
+}
+
 void lt_std_fds_hold(lt_std_fds_held *held)
 {
     int saved_errno = errno;
@@ -174,14 +205,41 @@ void lt_std_fds_release(lt_std_fds_held *held)
      * of the lock is only ever a few system calls from dropping it. */
     while (!take_lock())
         sched_yield();
-    if (--holders == 0) {
-        for (int fd = STDIN_FILENO; fd < STD_FD_COUNT; fd++) {
-            /* A file the program put there meanwhile (dup2) stays. */
-            if (placed[fd] && lt_fd_still_is(fd, &placed_file[fd]))
-                close(fd);
-            placed[fd] = 0;
-        }
-    }
+    /* holders is 0 only for a hold begun before a fork() that a signal
+     * handler made in its middle: the child has forgotten it already. */
+    if (holders && --holders == 0)
+        close_placeholders();
+    drop_lock();
+    errno = saved_errno;
+}
+
+void lt_std_fds_crash_report_begins(void)
+{
+    atomic_store_explicit(&crash_report_thread, this_thread(), memory_order_relaxed);
+}
+
+void lt_std_fds_before_fork(void)
+{
+    /* Waits only for a few system calls; 0 when fork() comes from a
+     * signal handler that interrupted this thread's own hold. */
+    locked_for_fork = take_lock();
+}
+
+void lt_std_fds_after_fork_parent(void)
+{
+    if (locked_for_fork)
+        drop_lock();
+    locked_for_fork = 0;
+}
+
+void lt_std_fds_after_fork_child(void)
+{
+    int saved_errno = errno;
+    /* The holds in progress were other threads', gone here: none will be
+     * released, so the placeholders would stay on the closed numbers. */
+    holders = 0;
+    close_placeholders();
+    locked_for_fork = 0;
     drop_lock();
     errno = saved_errno;
 }
