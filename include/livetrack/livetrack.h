@@ -332,6 +332,14 @@ LIVETRACK_API void livetrack_diagnostic(const char *fmt, ...) __attribute__((for
 LIVETRACK_API void livetrack_report_misuse_on(livetrack_domain domain, uint64_t handle, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Like livetrack_report_misuse_on, for an object described by
+ * livetrack_lookup or a snapshot: names it with the creation stack of
+ * that description, as live, without looking its handle up again. For
+ * an object the caller has just destroyed and still has to name (the
+ * handle would read as released, the caller's destroy as its release). */
+LIVETRACK_API void livetrack_report_misuse_of(const livetrack_object *object, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* ---- reports ---------------------------------------------------------- */
 typedef enum livetrack_format {
     LIVETRACK_FORMAT_TEXT = 0, /* grouped by call site, for people */

@@ -59,14 +59,17 @@ static void append_stack(text_block *block, livetrack_stack_id stack)
     }
 }
 
-void lt_misuse(unsigned domain, uint64_t handle, const char *message)
+/* Report a misuse of the object `history` describes, in `state`:
+ * lt_misuse looks both up by handle, livetrack_report_misuse_of takes
+ * them from the caller's description of the object. */
+static void misuse_described(unsigned domain, uint64_t handle, const char *message, lt_object_state state,
+                             const lt_released *described)
 {
     lt_count_misuse();
     /* Always the stack of the refused call, whatever the depth setting
      * says about creations: this is the line someone has to fix. */
     livetrack_stack_id call_stack = livetrack_capture_stack();
-    lt_released history = {0};
-    lt_object_state state = domain && handle ? lt_object_history(domain, handle, &history) : LT_OBJECT_UNKNOWN;
+    lt_released history = *described;
     int known = state != LT_OBJECT_UNKNOWN;
 
     lt_misuse_record record = {
@@ -134,6 +137,13 @@ void lt_misuse(unsigned domain, uint64_t handle, const char *message)
     lt_free(block);
 }
 
+void lt_misuse(unsigned domain, uint64_t handle, const char *message)
+{
+    lt_released history = {0};
+    lt_object_state state = domain && handle ? lt_object_history(domain, handle, &history) : LT_OBJECT_UNKNOWN;
+    misuse_described(domain, handle, message, state, &history);
+}
+
 void livetrack_report_misuse(const char *fmt, ...)
 {
     char message[sizeof records[0].message];
@@ -152,6 +162,33 @@ void livetrack_report_misuse_on(livetrack_domain domain, uint64_t handle, const 
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
     lt_misuse(domain < LIVETRACK_DOMAIN_COUNT ? domain : 0, handle, message);
+}
+
+void livetrack_report_misuse_of(const livetrack_object *object, const char *fmt, ...)
+{
+    char message[sizeof records[0].message];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    if (!object || !object->handle || !object->domain || object->domain >= LIVETRACK_DOMAIN_COUNT) {
+        lt_misuse(0, 0, message);
+        return;
+    }
+    /* Named as the caller described it, live: the handle may already be
+     * released (a front end that destroyed the object first, so that only
+     * one of two racing calls reports it), and looking it up again would
+     * present that release as the program's. */
+    lt_released history = {
+        .domain = (uint8_t)object->domain,
+        .type = (uint8_t)object->type,
+        .handle = object->handle,
+        .seq = object->seq,
+        .create_stack = object->stack,
+        .bytes = object->bytes,
+        .owner = object->owner,
+    };
+    misuse_described(object->domain, object->handle, message, LT_OBJECT_HELD, &history);
 }
 
 size_t lt_misuse_records(lt_misuse_record *out, size_t max)

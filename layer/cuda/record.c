@@ -247,8 +247,9 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
      * context at once (a primary context's last release, while another
      * thread retains it anew and releases it again), and their snapshots
      * list the same objects: only the call whose destroy took an object
-     * names and counts it, so each is reported once. It is named right
-     * after, while the registry still remembers its creation stack. */
+     * names and counts it, so each is reported once. It is named from
+     * the snapshot's description, as it was before the destroy: looked up
+     * again, its handle would read as released, by this very call. */
     for (size_t i = count; i-- > 0;) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
         if (object->handle == context_key || !object->refs || object->seq > mark)
@@ -263,7 +264,7 @@ void ltcu_drop_context_objects_made_by(ltcu_call *call, CUcontext context, const
         ltcu_push_undo_holding(call, LTCU_UNDO_DESTROY, object, parents);
         bytes += object->bytes;
         if (taken++ < DROPPED_OBJECTS_SHOWN)
-            livetrack_report_misuse_on(LIVETRACK_DOMAIN_CUDA, object->handle,
+            livetrack_report_misuse_of(object,
                                        "%s: %s 0x%" PRIx64 " (%" PRIu64 " bytes), never freed, goes with context %p",
                                        call->name, object->type_name ? object->type_name : "object",
                                        ltcu_handle_of(object->type, object->handle), object->bytes, (void *)context);

@@ -607,6 +607,38 @@ static void misuse(void)
     CHECK_EQ_INT(cuMemFreeHost(pinned), CUDA_SUCCESS);
 }
 
+/* How many objects `text` names as going with a context, each as the
+ * program left it: its creation stack, and no "and released" line (the
+ * context's end is not the program's release of it, whatever
+ * LIVETRACK_RELEASE_STACKS says). -1 when one is named otherwise. */
+static int dropped_named_as_live(const char *text)
+{
+    static const char error[] = "livetrack: ERROR: ";
+    int named = 0;
+    for (const char *at = strstr(text, error); at; at = strstr(at + 1, error)) {
+        const char *line_end = strchr(at, '\n');
+        const char *next = strstr(at + 1, error);
+        size_t length = next ? (size_t)(next - at) : strlen(at);
+        char *block = strndup(at, length);
+        CHECK(block != NULL);
+        if (!block)
+            return -1;
+        const char *goes = strstr(block, "never freed, goes with context");
+        if (goes && (!line_end || goes < block + (line_end - at))) {
+            named++;
+            if (!strstr(block, "was created at:") || !strstr(block, "cuda_interpose.c") ||
+                strstr(block, "livetrack: and ")) {
+                fprintf(stderr, "cuda_interpose: a dropped object is not named as live:\n%s", block);
+                named = -1;
+            }
+        }
+        free(block);
+        if (named < 0)
+            return -1;
+    }
+    return named;
+}
+
 /* A context's end takes what it owned with it, and says so. */
 static void context_end(void)
 {
@@ -628,6 +660,7 @@ static void context_end(void)
     char *text = cuda_capture_end(&capture);
     CHECK_EQ_INT(cuda_misuse_count(), count + 3);
     CHECK(strstr(text, "destroyed while it held 2 objects the program never freed (4096 bytes)") != NULL);
+    CHECK_EQ_INT(dropped_named_as_live(text), 2);
     free(text);
     CHECK(!cuda_live("CUcontext", H(doomed), NULL));
     CHECK(!cuda_live("CUstream", H(stream), NULL));
@@ -648,6 +681,7 @@ static void context_end(void)
     text = cuda_capture_end(&capture);
     CHECK(strstr(text, "destroyed while it held 11 objects the program never freed (0 bytes)") != NULL);
     CHECK_EQ_INT(cuda_count(text, "never freed, goes with context"), 8);
+    CHECK_EQ_INT(dropped_named_as_live(text), 8);
     CHECK_EQ_INT(cuda_count(text, "was created at:"), 8 + 1); /* the events named, and the context */
     CHECK(strstr(text, "... and 3 more objects go with context") != NULL);
     CHECK_EQ_INT(cuda_misuse_count(), count + 1 + 8 + 1);
@@ -669,7 +703,11 @@ static void context_end(void)
     CHECK_EQ_INT(cuda_refs("CUcontext", H(primary)), 1);
     CHECK(cuda_live("CUdeviceptr", memory, NULL));
     count = cuda_misuse_count();
+    cuda_capture_begin(&capture);
     CHECK_EQ_INT(cuDevicePrimaryCtxRelease(1), CUDA_SUCCESS);
+    text = cuda_capture_end(&capture);
+    CHECK_EQ_INT(dropped_named_as_live(text), 1);
+    free(text);
     CHECK(!cuda_live("CUcontext", H(primary), NULL));
     CHECK(!cuda_live("CUdeviceptr", memory, NULL));
     CHECK_EQ_INT(cuda_misuse_count(), count + 2);
