@@ -41,6 +41,8 @@ static void usage(void)
           "  --source-root BASE_DIR=NEW_DIR\n"
           "                  BASE's files under BASE_DIR are NEW's under NEW_DIR, instead of\n"
           "                  the directory diff would find (for reports that share files);\n"
+          "                  /usr/src/app works, but under / or /usr itself the files in\n"
+          "                  /usr and /lib stay where they are;\n"
           "                  split at the first '=' after which BASE has files under BASE_DIR,\n"
           "                  with a warning and no effect when there is none\n"
           "  -h, --help      show this help\n"
@@ -175,9 +177,10 @@ static int compare_basenames(const void *a, const void *b)
     return strcmp(units_basename(*(const char *const *)a), units_basename(*(const char *const *)b));
 }
 
-/* The movable files of every site's frames, each once, sorted. Suppressed
- * sites count too: the more of the program's files, the surer the match. */
-static const char **movable_files(const report_file *report, size_t *count_out)
+/* The movable files (with `every_absolute`: the absolute files) of every
+ * site's frames, each once, sorted. Suppressed sites count too: the more
+ * of the program's files, the surer the match. */
+static const char **source_files(const report_file *report, int every_absolute, size_t *count_out)
 {
     const json_value *sites = json_get(report->root, "sites");
     size_t count = 0, capacity = 16;
@@ -186,7 +189,7 @@ static const char **movable_files(const report_file *report, size_t *count_out)
         const json_value *frames = json_get(json_at(sites, i), "frames");
         for (size_t f = 0; f < json_count(frames); f++) {
             const char *file = json_str(json_get(json_at(frames, f), "file"), NULL);
-            if (!file || !report_movable_file(file))
+            if (!file || !(every_absolute ? file[0] == '/' : report_movable_file(file)))
                 continue;
             if (count == capacity) {
                 capacity *= 2;
@@ -284,8 +287,8 @@ static size_t files_matched(const dir_pair *pair, const char **base_files, size_
 static int infer_path_map(const report_file *base, const report_file *new_report, report_path_map *out)
 {
     size_t base_count, new_count;
-    const char **base_files = movable_files(base, &base_count);
-    const char **new_files = movable_files(new_report, &new_count);
+    const char **base_files = source_files(base, 0, &base_count);
+    const char **new_files = source_files(new_report, 0, &new_count);
     int shared = 0;
     for (size_t b = 0, n = 0; b < base_count && n < new_count && !shared;) {
         int order = strcmp(base_files[b], new_files[n]);
@@ -370,37 +373,44 @@ static char *directory_of(const char *part, size_t length)
     return dir;
 }
 
-/* Whether one of `files` (sorted) is under `dir`: the first file not
- * before it in sort order is, if any is. */
-static int holds_a_file(const char *dir, const char **files, size_t count)
+/* Whether `map` moves one of `files` (sorted, absolute): the files under
+ * map->from follow one another from the first not before it in sort order. */
+static int moves_a_file(const report_path_map *map, const char **files, size_t count)
 {
-    size_t low = 0, high = count, length = strlen(dir);
+    size_t low = 0, high = count, length = strlen(map->from);
     while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (strcmp(files[middle], dir) < 0)
+        if (strcmp(files[middle], map->from) < 0)
             low = middle + 1;
         else
             high = middle;
     }
-    return low < count && !strncmp(files[low], dir, length);
+    for (size_t i = low; i < count && !strncmp(files[i], map->from, length); i++)
+        if (report_path_map_moves(map, files[i]))
+            return 1;
+    return 0;
 }
 
 /* --source-root BASE_DIR=NEW_DIR. Either directory may hold a '=' (CI
  * paths such as Jenkins' matrix axes "label=linux" do), so the value is
- * split at the first '=' that leaves a BASE_DIR holding a movable file of
- * BASE. Returns 0 when none does: the option would move nothing, and a
- * silent no-op reads as a list of false "new" sites. */
+ * split at the first '=' that leaves a BASE_DIR holding a file of BASE
+ * that it moves (report_path_map: any absolute file, but only movable
+ * ones under "/" or a system directory itself). Returns 0 when none does:
+ * the option would move nothing, and a silent no-op reads as a list of
+ * false "new" sites. */
 static int parse_source_root(const char *value, const report_file *base, report_path_map *out)
 {
     size_t base_count;
-    const char **base_files = movable_files(base, &base_count);
+    const char **base_files = source_files(base, 1, &base_count);
     int found = 0;
     for (const char *equals = next_split(value, value); equals && !found; equals = next_split(value, equals + 1)) {
         char *from = directory_of(value, (size_t)(equals - value));
-        found = holds_a_file(from, base_files, base_count);
+        report_path_map candidate = {from, NULL, 1};
+        found = moves_a_file(&candidate, base_files, base_count);
         if (found) {
             out->from = from;
             out->to = directory_of(equals + 1, strlen(equals + 1));
+            out->named = 1;
         } else {
             free(from);
         }
@@ -441,11 +451,11 @@ int cli_diff(int argc, char **argv)
     report_load(paths[1], &new_report);
     if (base.leaks_unknown || new_report.leaks_unknown)
         cli_fail("cannot compare %s: its leaks are not known", base.leaks_unknown ? paths[0] : paths[1]);
-    report_path_map path_map = {NULL, NULL};
+    report_path_map path_map = {NULL, NULL, 0};
     int path_moved = source_root && parse_source_root(source_root, &base, &path_map);
     if (source_root && !path_moved)
-        cli_warn("warning: --source-root %s: no source file of %s outside /usr and /lib is under its BASE_DIR; "
-                 "comparing as without the option", source_root, paths[0]);
+        cli_warn("warning: --source-root %s: no source file of %s is under its BASE_DIR (under / or /usr itself: "
+                 "none outside /usr and /lib); comparing as without the option", source_root, paths[0]);
     if (!path_moved)
         path_moved = infer_path_map(&base, &new_report, &path_map);
     size_t base_count, new_count;

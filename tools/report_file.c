@@ -304,15 +304,34 @@ void report_site_types(const json_value *site, char *out, size_t size)
     }
 }
 
+static const char *const system_dirs[] = {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
+
 int report_movable_file(const char *file)
 {
-    static const char *const system_dirs[] = {"/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/"};
     if (file[0] != '/')
         return 0;
     for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
         if (!strncmp(file, system_dirs[i], strlen(system_dirs[i])))
             return 0;
     return 1;
+}
+
+int report_system_dir_or_above(const char *dir)
+{
+    /* `dir` ends in '/': it is one of them, or above one, when one starts with it */
+    for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
+        if (!strncmp(system_dirs[i], dir, strlen(dir)))
+            return 1;
+    return 0;
+}
+
+int report_path_map_moves(const report_path_map *map, const char *file)
+{
+    if (file[0] != '/' || strncmp(file, map->from, strlen(map->from)))
+        return 0;
+    /* A directory the user named below the system's moves all its files;
+     * a guess, the root or /usr itself would take installed headers along. */
+    return (map->named && !report_system_dir_or_above(map->from)) || report_movable_file(file);
 }
 
 char *report_site_key(const json_value *site, int ignore_lines, const report_path_map *map)
@@ -328,10 +347,9 @@ char *report_site_key(const json_value *site, int ignore_lines, const report_pat
         if (function || file) {
             text_buffer_add(&key, function ? function : "??");
             text_buffer_add(&key, "|");
-            size_t from_length = map && file && report_movable_file(file) ? strlen(map->from) : 0;
-            if (from_length && !strncmp(file, map->from, from_length)) {
+            if (map && file && report_path_map_moves(map, file)) {
                 text_buffer_add(&key, map->to);
-                text_buffer_add(&key, file + from_length);
+                text_buffer_add(&key, file + strlen(map->from));
             } else {
                 text_buffer_add(&key, file ? file : "");
             }

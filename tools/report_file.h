@@ -52,22 +52,34 @@ void report_site_types(const json_value *site, char *out, size_t size);
  * libraries read the same wherever the program was checked out. */
 int report_movable_file(const char *file);
 
+/* Whether `dir` (ending in '/') is the root or a system directory
+ * itself ("/", "/usr/", "/lib/", ...): a directory that holds the
+ * system's files, not only a checkout's. */
+int report_system_dir_or_above(const char *dir);
+
 /* One directory of source files in one report that is another in the
  * report it is compared with (the same code checked out or built
- * elsewhere): movable files under `from` are keyed as if under `to`. Both
- * end in '/', so that /ws1/ never takes /ws10/a.c for one of its files. */
+ * elsewhere): files under `from` are keyed as if under `to`. Both end in
+ * '/', so that /ws1/ never takes /ws10/a.c for one of its files. A
+ * guessed directory moves only movable files under it; one the user
+ * named (`named`) moves every absolute file under it, so that a checkout
+ * under /usr (Docker's /usr/src/app) can be mapped, unless it is the root
+ * or a system directory itself, which moves only movable files too. */
 typedef struct report_path_map {
     const char *from;
     const char *to;
+    int named;
 } report_path_map;
+
+/* Whether `map` moves `file` (see report_path_map). */
+int report_path_map_moves(const report_path_map *map, const char *file);
 
 /* What makes two call sites the same across runs: the symbolized frames
  * (function, file, line; module+offset where a frame has no symbol),
  * never addresses, which change with every run (ASLR). With
  * ignore_lines, line numbers are left out too, so edits that only move
- * code do not make every site look new. With `map` (NULL: none), movable
- * files under map->from read as under map->to; system files never move,
- * even when map->from is a directory above them (such as "/"). A site without frames is known
+ * code do not make every site look new. With `map` (NULL: none), the
+ * files it moves (report_path_map_moves) read as under map->to. A site without frames is known
  * by its object types. Returns a malloc'd string. */
 char *report_site_key(const json_value *site, int ignore_lines, const report_path_map *map);
 

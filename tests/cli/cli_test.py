@@ -369,6 +369,22 @@ def check_diff_moved_sources(base, json_file):
     check("no new leak sites" in out and "files under / in %s compared as under /builds/grp/ in" % at_app in out,
           "diff --source-root /=/builds/grp:\n" + out)
 
+    # A checkout under /usr (Docker's WORKDIR /usr/src/app) is never guessed,
+    # but named it is moved, every file under it; /usr itself is not a
+    # checkout: naming it moves nothing (it holds no file outside /usr).
+    at_usr = moved_report(json_file, "/home/dev/app/", "/usr/src/app/", "at_usr.json", with_stl)
+    at_builds_app = moved_report(json_file, "/home/dev/app/", "/builds/app/", "at_builds_app.json", with_stl)
+    livetrack("diff", at_usr, at_builds_app, expect=1)
+    for root in ("/usr/src/app=/builds/app", "/usr/src/app/=/builds/app/"):
+        result = livetrack("diff", at_usr, at_builds_app, "--source-root", root, expect=0)
+        check("no new leak sites" in result.stdout and "2 sites also leaking" in result.stdout and
+              "files under /usr/src/app/ in %s compared as under /builds/app/ in" % at_usr in result.stdout and
+              not result.stderr, "diff --source-root %s:\n%s%s" % (root, result.stdout, result.stderr))
+    for root in ("/usr=/builds", "/=/builds"):
+        result = livetrack("diff", at_usr, at_builds_app, "--source-root", root, expect=1)
+        check("warning: --source-root %s: no source file of %s" % (root, at_usr) in result.stderr and
+              "compared as under" not in result.stdout, "diff --source-root %s: %r" % (root, result.stderr))
+
 
 def case_fixtures():
     json_file, base, csv_file = fixture("run.json"), fixture("base.json"), fixture("run.csv")
