@@ -63,24 +63,23 @@ static void append_stack(text_block *block, livetrack_stack_id stack)
  * lt_misuse looks both up by handle, livetrack_report_misuse_of takes
  * them from the caller's description of the object. */
 static void misuse_described(unsigned domain, uint64_t handle, const char *message, lt_object_state state,
-                             const lt_released *described)
+                             const lt_released *history)
 {
     lt_count_misuse();
     /* Always the stack of the refused call, whatever the depth setting
      * says about creations: this is the line someone has to fix. */
     livetrack_stack_id call_stack = livetrack_capture_stack();
-    lt_released history = *described;
     int known = state != LT_OBJECT_UNKNOWN;
 
     lt_misuse_record record = {
         .seq = lt_creation_number_now(),
         .time_ns = lt_ticks_to_ns(lt_ticks()),
         .domain = (uint8_t)domain,
-        .type = known ? history.type : LIVETRACK_ANY_TYPE,
+        .type = known ? history->type : LIVETRACK_ANY_TYPE,
         .handle = handle,
         .call_stack = call_stack,
-        .create_stack = known ? history.create_stack : 0,
-        .release_stack = known ? history.release_stack : 0,
+        .create_stack = known ? history->create_stack : 0,
+        .release_stack = known ? history->release_stack : 0,
     };
     snprintf(record.message, sizeof record.message, "%s", message);
     if (lt_timeline_on) {
@@ -114,20 +113,21 @@ static void misuse_described(unsigned domain, uint64_t handle, const char *messa
         append_stack(block, call_stack);
     if (domain && handle) {
         char type_buffer[LT_PRINTABLE_NAME_MAX], api_buffer[LT_PRINTABLE_NAME_MAX];
-        const char *type_name =
-            known ? lt_printable(livetrack_type_name(domain, history.type), type_buffer, sizeof type_buffer) : "object";
+        const char *type_name = known ? lt_printable(livetrack_type_name(domain, history->type), type_buffer,
+                                                     sizeof type_buffer)
+                                      : "object";
         if (!known) {
             append(block, "livetrack: %s handle 0x%llx was never created, or was released too long ago to be remembered\n",
                    lt_printable(livetrack_domain_name(domain), api_buffer, sizeof api_buffer),
                    (unsigned long long)handle);
         } else {
             append(block, "livetrack: %s 0x%llx was created at:\n", type_name, (unsigned long long)handle);
-            append_stack(block, history.create_stack);
+            append_stack(block, history->create_stack);
             const char *released = state == LT_OBJECT_KEPT_ALIVE ? "released by the program (its children keep it alive)"
                                                                  : "released";
-            if (state != LT_OBJECT_HELD && history.release_stack) {
+            if (state != LT_OBJECT_HELD && history->release_stack) {
                 append(block, "livetrack: and %s at:\n", released);
-                append_stack(block, history.release_stack);
+                append_stack(block, history->release_stack);
             } else if (state != LT_OBJECT_HELD) {
                 append(block, "livetrack: and %s (LIVETRACK_RELEASE_STACKS=1 shows where)\n", released);
             }
