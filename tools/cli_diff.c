@@ -177,6 +177,22 @@ static int compare_basenames(const void *a, const void *b)
     return strcmp(units_basename(*(const char *const *)a), units_basename(*(const char *const *)b));
 }
 
+/* The index of the first of `files` (sorted by `compare`) not before
+ * `*key`: where the run of those equal to it, or following it, starts. */
+static size_t first_not_before(const char **files, size_t count, const char *const *key,
+                               int (*compare)(const void *, const void *))
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (compare(&files[middle], key) < 0)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
 /* The movable files (with `every_absolute`: the absolute files) of every
  * site's frames, each once, sorted. Suppressed sites count too: the more
  * of the program's files, the surer the match. */
@@ -306,16 +322,9 @@ static int infer_path_map(const report_file *base, const report_file *new_report
         size_t capacity = 16;
         pairs = cli_alloc(capacity * sizeof *pairs);
         for (size_t b = 0; b < base_count; b++) {
-            /* the first of NEW's files with this name */
-            size_t low = 0, high = new_count;
-            while (low < high) {
-                size_t middle = low + (high - low) / 2;
-                if (compare_basenames(&new_by_name[middle], &base_files[b]) < 0)
-                    low = middle + 1;
-                else
-                    high = middle;
-            }
-            for (size_t n = low; n < new_count && !compare_basenames(&new_by_name[n], &base_files[b]); n++) {
+            /* NEW's files with this name */
+            size_t first = first_not_before(new_by_name, new_count, &base_files[b], compare_basenames);
+            for (size_t n = first; n < new_count && !compare_basenames(&new_by_name[n], &base_files[b]); n++) {
                 if (pair_count == capacity) {
                     capacity *= 2;
                     pairs = cli_realloc(pairs, capacity, sizeof *pairs);
@@ -377,15 +386,8 @@ static char *directory_of(const char *part, size_t length)
  * map->from follow one another from the first not before it in sort order. */
 static int moves_a_file(const report_path_map *map, const char **files, size_t count)
 {
-    size_t low = 0, high = count, length = strlen(map->from);
-    while (low < high) {
-        size_t middle = low + (high - low) / 2;
-        if (strcmp(files[middle], map->from) < 0)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    for (size_t i = low; i < count && !strncmp(files[i], map->from, length); i++)
+    size_t length = strlen(map->from);
+    for (size_t i = first_not_before(files, count, &map->from, compare_strings); i < count && !strncmp(files[i], map->from, length); i++)
         if (report_path_map_moves(map, files[i]))
             return 1;
     return 0;

@@ -79,8 +79,9 @@ int report_path_map_moves(const report_path_map *map, const char *file);
  * never addresses, which change with every run (ASLR). With
  * ignore_lines, line numbers are left out too, so edits that only move
  * code do not make every site look new. With `map` (NULL: none), the
- * files it moves (report_path_map_moves) read as under map->to. A site without frames is known
- * by its object types. Returns a malloc'd string. */
+ * files it moves (report_path_map_moves) read as under map->to. A site
+ * without frames is known by its object types. Returns a malloc'd
+ * string. */
 char *report_site_key(const json_value *site, int ignore_lines, const report_path_map *map);
 
 #endif
