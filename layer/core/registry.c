@@ -260,8 +260,8 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, domain, handle);
     if (node) {
-        *out = (lt_released){node->domain, node->type,          node->handle, node->seq,
-                             node->stack,  node->release_stack, node->bytes,  node->ticks, node->owner};
+        *out = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack,
+                             node->bytes, node->ticks, node->owner};
         state = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire)) ? LT_OBJECT_HELD
                                                                                   : LT_OBJECT_KEPT_ALIVE;
     }
