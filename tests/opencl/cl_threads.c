@@ -6,6 +6,7 @@
  * and after they are released it is back to where it started.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 
@@ -23,6 +24,7 @@ typedef struct worker {
 } worker;
 
 static atomic_int workers_done;
+static atomic_int reports_finished; /* by report_loop; no worker ends before one */
 static atomic_int callback_inside;
 static atomic_int callback_overlaps;
 static atomic_int callback_bad_names;
@@ -75,6 +77,10 @@ static void *work(void *arg)
     }
     if (kept != KEPT)
         w->errors++;
+    /* On a loaded host the reporter may not have run yet: a report must
+     * overlap the work, so the work is not over until one has ended. */
+    while (!atomic_load(&reports_finished))
+        sched_yield();
     atomic_fetch_add(&workers_done, 1);
     return NULL;
 }
@@ -104,6 +110,7 @@ static void *report_loop(void *arg)
     while (atomic_load(&workers_done) < THREADS) {
         r->ext->report(r->platform, count_fn, &r->objects);
         r->reports++;
+        atomic_store(&reports_finished, 1);
     }
     return NULL;
 }
