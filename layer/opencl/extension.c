@@ -157,6 +157,23 @@ cl_int ltcl_answer(const void *value, size_t size, size_t value_size, void *out,
     return CL_SUCCESS;
 }
 
+/* Whether `name` is one of the words of the space-separated `list`: a
+ * longer name that starts with it (cl_altera_live_object_tracking_foo)
+ * is another extension. */
+static int lists_word(const char *list, const char *name)
+{
+    size_t length = strlen(name);
+    for (const char *at = strstr(list, name); at; at = strstr(at + 1, name)) {
+        if ((at == list || at[-1] == ' ') && (at[length] == ' ' || at[length] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+/* The driver's string with those of our names it does not list already:
+ * the Intel FPGA runtime lists cl_intelfpga_live_object_tracking itself,
+ * and so does a second tracking layer below; a name listed twice makes
+ * code that counts extensions or maps them by name see it twice. */
 static cl_int extension_string(cl_platform_id platform, size_t value_size, void *out, size_t *size_ret)
 {
     size_t driver_size = 0;
@@ -173,6 +190,8 @@ static cl_int extension_string(cl_platform_id platform, size_t value_size, void 
     if (result == CL_SUCCESS) {
         size_t length = strlen(text);
         for (size_t i = 0; i < OUR_EXTENSION_COUNT; i++) {
+            if (lists_word(text, our_extensions[i]))
+                continue;
             if (length && text[length - 1] != ' ')
                 text[length++] = ' ';
             strcpy(text + length, our_extensions[i]);
@@ -184,22 +203,39 @@ static cl_int extension_string(cl_platform_id platform, size_t value_size, void 
     return result;
 }
 
+/* Whether one of the driver's `count` entries is named `name` exactly.
+ * strncmp: a driver's name may fill the whole field without its NUL. */
+static int lists_name(const cl_name_version *entries, size_t count, const char *name)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (strncmp(entries[i].name, name, CL_NAME_VERSION_MAX_NAME_SIZE) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* As extension_string: our entries are added only for names the driver
+ * does not list already (its entry, and its version, stay). */
 static cl_int extension_versions(cl_platform_id platform, size_t value_size, void *out, size_t *size_ret)
 {
     size_t driver_size = 0;
     cl_int result = ltcl_next->clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, 0, NULL, &driver_size);
     if (result != CL_SUCCESS)
         return result; /* a platform before OpenCL 3.0: leave it as it is */
-    size_t total = driver_size + OUR_EXTENSION_COUNT * sizeof(cl_name_version);
-    cl_name_version *list = calloc(1, total);
+    cl_name_version *list = calloc(1, driver_size + OUR_EXTENSION_COUNT * sizeof(cl_name_version));
     if (!list)
         return CL_OUT_OF_HOST_MEMORY;
     result = ltcl_next->clGetPlatformInfo(platform, CL_PLATFORM_EXTENSIONS_WITH_VERSION, driver_size, list, NULL);
     if (result == CL_SUCCESS) {
-        cl_name_version *ours = (cl_name_version *)((char *)list + driver_size);
+        size_t driver_count = driver_size / sizeof(cl_name_version);
+        size_t total = driver_size;
         for (size_t i = 0; i < OUR_EXTENSION_COUNT; i++) {
-            ours[i].version = CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION;
-            strncpy(ours[i].name, our_extensions[i], CL_NAME_VERSION_MAX_NAME_SIZE - 1);
+            if (lists_name(list, driver_count, our_extensions[i]))
+                continue;
+            cl_name_version *ours = (cl_name_version *)((char *)list + total);
+            ours->version = CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION;
+            strncpy(ours->name, our_extensions[i], CL_NAME_VERSION_MAX_NAME_SIZE - 1);
+            total += sizeof(cl_name_version);
         }
         result = ltcl_answer(list, total, value_size, out, size_ret);
     }
