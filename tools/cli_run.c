@@ -83,7 +83,7 @@ static void usage(void)
            "                       the default), always, off (LIVETRACK_EXIT_REPORT)\n"
            "  --transparent        pass misused calls on to the driver after the diagnostic\n"
            "                       (LIVETRACK_TRANSPARENT=1)\n"
-           "  --max-diagnostics N  stop printing diagnostics after N of them; -1: no limit\n"
+           "  --max-diagnostics N  stop printing misuse diagnostics after N of them; -1: no limit\n"
            "                       (LIVETRACK_MAX_DIAGNOSTICS, default 1000)\n"
            "  --no-crash-report    leave SIGSEGV, SIGBUS, SIGABRT, SIGFPE and SIGILL alone: no leak\n"
            "                       report when PROGRAM crashes (LIVETRACK_CRASH_REPORT=0)\n"

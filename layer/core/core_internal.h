@@ -27,9 +27,18 @@ void lt_out_of_memory(const char *what);
 int lt_tracking_incomplete(void);
 
 /* ---- diagnostics (diagnostics.c) ---- */
-/* One line on stderr, prefixed "livetrack: ", capped so a misbehaving
- * program cannot flood its own output. */
+/* One line on stderr, prefixed "livetrack: ", about something the program
+ * did and can do again and again (misuse, a destroy the driver refused):
+ * capped by LIVETRACK_MAX_DIAGNOSTICS so a misbehaving program cannot
+ * flood its own output. */
 #define lt_diag livetrack_diagnostic /* the front ends' public name for it */
+/* One line on stderr, prefixed "livetrack: ", about livetrack itself: a
+ * report, timeline or suppressions file it cannot write or read, a
+ * setting it cannot honour, memory it ran out of. Each is said once or a
+ * bounded number of times, and a quiet run (LIVETRACK_MAX_DIAGNOSTICS=0,
+ * or a program past the cap) must still learn that its report is
+ * missing: neither counted nor capped. */
+void lt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A block of whole lines (already prefixed), counted as one diagnostic.
  * Returns 1 when it was printed. */
 int lt_diag_block(const char *text);

@@ -59,7 +59,7 @@ static void choose(void)
         mode = LT_ORDER_BY_CLOCK;
 #else
     if (choice == LT_ORDER_CHOICE_CLOCK)
-        lt_diag("LIVETRACK_CREATION_ORDER=clock needs x86-64's time-stamp counter; counting creations instead");
+        lt_note("LIVETRACK_CREATION_ORDER=clock needs x86-64's time-stamp counter; counting creations instead");
 #endif
     /* Creates read it without the once. */
     atomic_store_explicit(&lt_order_mode, mode, memory_order_release);

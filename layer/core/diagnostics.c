@@ -1,4 +1,8 @@
-/* The one path every livetrack message takes, and the misuse counters. */
+/* The paths livetrack's messages take, and the misuse counters: the
+ * diagnostics a program can cause again and again (misuse, refused
+ * destroys) stop at LIVETRACK_MAX_DIAGNOSTICS; livetrack's notes about
+ * itself (its report files, timeline, suppressions, settings, memory) are
+ * few and are always printed. */
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,24 +15,9 @@ static _Atomic long printed;
 static _Atomic uint64_t misuse_count;
 static _Atomic uint64_t replaced_count;
 
-static void vdiag(const char *fmt, va_list args)
+/* One fputs of a whole line: lines from several threads never mix. */
+static void write_line(const char *line)
 {
-    long limit = lt_get_settings()->max_diagnostics;
-    long index = atomic_fetch_add(&printed, 1);
-    if (limit >= 0 && index > limit)
-        return;
-    char line[1024];
-    int used = 0;
-    if (limit >= 0 && index == limit)
-        used = snprintf(line, sizeof line, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=%ld)\n", limit);
-    else {
-        used = snprintf(line, sizeof line, "livetrack: ");
-        int body = vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, args);
-        used = body < 0 ? used : (int)strnlen(line, sizeof line - 2);
-        line[used++] = '\n';
-        line[used] = '\0';
-    }
-    /* One fputs of a whole line: lines from several threads never mix. */
     lt_pipe_guard guard;
     lt_pipe_guard_begin(&guard);
     fputs(line, stderr);
@@ -36,11 +25,47 @@ static void vdiag(const char *fmt, va_list args)
     lt_pipe_guard_end(&guard);
 }
 
+/* "livetrack: " and the message as one line, cut to fit the buffer. */
+static void print_line(const char *fmt, va_list args)
+{
+    char line[1024];
+    int used = snprintf(line, sizeof line, "livetrack: ");
+    int body = vsnprintf(line + used, sizeof line - (size_t)used - 1, fmt, args);
+    used = body < 0 ? used : (int)strnlen(line, sizeof line - 2);
+    line[used++] = '\n';
+    line[used] = '\0';
+    write_line(line);
+}
+
+static void vdiag(const char *fmt, va_list args)
+{
+    long limit = lt_get_settings()->max_diagnostics;
+    long index = atomic_fetch_add(&printed, 1);
+    if (limit >= 0 && index > limit)
+        return;
+    if (limit >= 0 && index == limit) {
+        char line[128];
+        snprintf(line, sizeof line, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=%ld)\n",
+                 limit);
+        write_line(line);
+        return;
+    }
+    print_line(fmt, args);
+}
+
 void livetrack_diagnostic(const char *fmt, ...)
 {
     va_list args;
     va_start(args, fmt);
     vdiag(fmt, args);
+    va_end(args);
+}
+
+void lt_note(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    print_line(fmt, args);
     va_end(args);
 }
 

@@ -50,9 +50,9 @@ static report_file open_output(const char *pattern, const char *what, int fall_b
     }
     if (!out.file) {
         if (fall_back_to_stderr)
-            lt_diag("cannot write the %s to \"%s\"; writing it to stderr", what, out.path);
+            lt_note("cannot write the %s to \"%s\"; writing it to stderr", what, out.path);
         else
-            lt_diag("cannot write the %s to \"%s\": %s", what, out.path, strerror(error));
+            lt_note("cannot write the %s to \"%s\": %s", what, out.path, strerror(error));
         return out;
     }
     out.buffer = lt_malloc(OUTPUT_BUFFER); /* none: stdio's own, only slower */
@@ -74,7 +74,7 @@ static void close_output(report_file *out, const char *what)
         error = errno ? errno : EIO;
     lt_free(out->buffer); /* only after fclose: stdio writes from it until then */
     if (error)
-        lt_diag("writing the %s to \"%s\" failed: %s", what, out->path, strerror(error));
+        lt_note("writing the %s to \"%s\" failed: %s", what, out->path, strerror(error));
 }
 
 __attribute__((destructor)) static void exit_report(void)

@@ -135,7 +135,7 @@ void lt_free(void *pointer) { free(pointer); }
 void lt_out_of_memory(const char *what)
 {
     if (!atomic_exchange(&incomplete, 1))
-        lt_diag("out of memory allocating %s: tracking is incomplete from now on "
+        lt_note("out of memory allocating %s: tracking is incomplete from now on "
                 "(the program itself is not affected)%s",
                 what, atomic_load(&fault_injected) ? " [failure injected by LIVETRACK_FAULT_ALLOC_AFTER]" : "");
 }

@@ -75,17 +75,17 @@ static void append_line(const char *path, size_t length)
     if (fd < 0 && errno == ENOENT) {
         /* Most likely this process outlived the livetrack run that
          * started it, which removed its log when the program ended. */
-        lt_diag("the run log \"%s\" is gone (the livetrack run that started this process has ended?): "
+        lt_note("the run log \"%s\" is gone (the livetrack run that started this process has ended?): "
                 "this process's leaks are in its own report only",
                 path);
         return;
     }
     if (fd < 0) {
-        lt_diag("cannot add this process's verdict to the run log \"%s\": %s", path, strerror(errno));
+        lt_note("cannot add this process's verdict to the run log \"%s\": %s", path, strerror(errno));
         return;
     }
     if (write(fd, line, length) != (ssize_t)length)
-        lt_diag("writing this process's verdict to the run log \"%s\" failed", path);
+        lt_note("writing this process's verdict to the run log \"%s\" failed", path);
     close(fd);
 }
 

@@ -338,7 +338,7 @@ static int unwinder_fds_still_its_own(void)
     if (lt_unwinder_fds_intact())
         return 1;
     if (!atomic_exchange(&walks_stopped, 1))
-        lt_diag("the program closed the descriptors the stack walker (libunwind) keeps and may use their "
+        lt_note("the program closed the descriptors the stack walker (libunwind) keeps and may use their "
                 "numbers for its own files; call stacks are no longer taken, so that walks cannot touch them");
     return 0;
 }

@@ -89,7 +89,7 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
     out->path = copy_string(path);
     FILE *file = fopen(path, "r");
     if (!file) {
-        lt_diag("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed",
+        lt_note("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed",
                 path, strerror(errno));
         return 0;
     }
@@ -115,7 +115,7 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
         char shown[120];
         snprintf(shown, sizeof shown, "%s", text);
         if (!parse_line(text, &item, &why)) {
-            lt_diag("%s:%u: \"%s\" is not a suppression (%s; expected type:, function:, module: or file: and a "
+            lt_note("%s:%u: \"%s\" is not a suppression (%s; expected type:, function:, module: or file: and a "
                     "pattern); line ignored",
                     path, number, shown, why);
             continue;
@@ -126,7 +126,7 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
             lt_suppression *items = lt_malloc(grown * sizeof *items);
             if (!items) {
                 lt_free((void *)item.text);
-                lt_diag("%s:%u: out of memory reading suppressions; the rest of the file is ignored", path, number);
+                lt_note("%s:%u: out of memory reading suppressions; the rest of the file is ignored", path, number);
                 break;
             }
             if (out->count)
@@ -140,10 +140,10 @@ size_t lt_suppressions_load(const char *path, lt_suppressions *out)
     /* fopen succeeds on a directory; its first read fails (EISDIR). */
     int read_error = ferror(file) ? errno : 0;
     if (read_error && !number)
-        lt_diag("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed", path,
+        lt_note("cannot read the suppressions file \"%s\" (LIVETRACK_SUPPRESSIONS): %s; no leaks are suppressed", path,
                 strerror(read_error));
     else if (read_error)
-        lt_diag("%s:%u: reading failed after this line: %s; the rest of the file is ignored", path, number,
+        lt_note("%s:%u: reading failed after this line: %s; the rest of the file is ignored", path, number,
                 strerror(read_error));
     free(line); /* getline's buffer comes from malloc */
     fclose(file);

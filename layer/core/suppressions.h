@@ -49,7 +49,7 @@ const lt_suppressions *lt_suppressions_get(void);
 
 /* Parse `path` into *out (used by lt_suppressions_get; tests may call it
  * directly). Bad lines and an unreadable file are reported through
- * lt_diag. Returns the number of patterns. */
+ * lt_note. Returns the number of patterns. */
 size_t lt_suppressions_load(const char *path, lt_suppressions *out);
 void lt_suppressions_free(lt_suppressions *suppressions);
 

@@ -115,7 +115,7 @@ static void write_all(int fd, const char *text, size_t length)
             continue;
         if (done <= 0) {
             csv_write_failed = 1;
-            lt_diag("writing the timeline to \"%s\" failed: %s; no more rows are written", csv_path,
+            lt_note("writing the timeline to \"%s\" failed: %s; no more rows are written", csv_path,
                     done < 0 ? strerror(errno) : "nothing written");
             break;
         }
@@ -155,7 +155,7 @@ static int open_csv(void)
     char path[4096];
     if (!lt_expand_path(pattern, path, sizeof path)) {
         csv_open_failed = 1;
-        lt_diag("LIVETRACK_CSV=\"%s\" is too long; no timeline", pattern);
+        lt_note("LIVETRACK_CSV=\"%s\" is too long; no timeline", pattern);
         return 0;
     }
     lt_std_fds_held std_fds;
@@ -164,7 +164,7 @@ static int open_csv(void)
     lt_std_fds_release(&std_fds); /* errno kept for the message below */
     if (fd < 0) {
         csv_open_failed = 1; /* one message, not one per event */
-        lt_diag("cannot write the timeline to \"%s\": %s", path, strerror(errno));
+        lt_note("cannot write the timeline to \"%s\": %s", path, strerror(errno));
         return 0;
     }
     csv_fd = fd;
@@ -291,7 +291,7 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
     if (!csv_write_failed && !lt_fd_still_is(csv_fd, &csv_opened)) {
         /* Its number may be a file of the program's now: not a row more. */
         csv_write_failed = 1;
-        lt_diag("the program closed the timeline's descriptor (\"%s\"); no more rows are written", csv_path);
+        lt_note("the program closed the timeline's descriptor (\"%s\"); no more rows are written", csv_path);
     }
     atomic_store_explicit(&row_writer, (uintptr_t)pthread_self(), memory_order_relaxed);
     /* The type's count is read here, under the lock and next to the

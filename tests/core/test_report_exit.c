@@ -8,7 +8,8 @@
  *   - LIVETRACK_EXIT_REPORT=off silences only the text; LIVETRACK_OUTPUT
  *     moves it to a file; LIVETRACK_PEAK_REPORT=1 adds the peak; an
  *     unwritable JSON path gets one message and changes nothing else;
- *     so does each output on a full disk (/dev/full), the timeline too.
+ *     so does each output on a full disk (/dev/full), the timeline too;
+ *     LIVETRACK_MAX_DIAGNOSTICS=0 silences none of these messages.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -37,10 +38,10 @@ static void release_at_exit(void)
         livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x100 + (uint64_t)i * 16, NULL, NULL);
 }
 
-/* Child: "child LEAKS STATUS [atexit|idle|misuse]". Prints its pid and the
- * leak's line, buffered (stdout is a pipe), so a lost flush shows. "idle"
- * records nothing (a shell in a tree livetrack run armed), "misuse" only a
- * misused call. */
+/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse]". Prints its
+ * pid and the leak's line, buffered (stdout is a pipe), so a lost flush
+ * shows. "idle" records nothing (a shell in a tree livetrack run armed),
+ * "misuse" only a misused call, "leaks-misuse" the leaks and a misused call. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -55,6 +56,8 @@ static int child(int argc, char **argv)
         leak(0x100 + (uint64_t)i * 16);
     leak(0x9000);
     livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x9000, NULL, NULL);
+    if (!strcmp(mode, "leaks-misuse"))
+        livetrack_report_misuse("test: a misused call");
     if (!strcmp(mode, "atexit"))
         atexit(release_at_exit);
     printf("child line %d\n", line_leak);
@@ -212,6 +215,28 @@ static void test_outputs(void)
                                            "\"/nonexistent-livetrack-dir/x.json\": No such file or directory"),
                  1);
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 1 leaked object,"), 1);
+    rt_child_free(&child);
+
+    /* LIVETRACK_MAX_DIAGNOSTICS=0 cuts the misused call's line, not
+     * livetrack's word that the JSON was not written and that the
+     * suppressions file is missing: a quiet run still learns that its
+     * report is not there. */
+    const char *const quiet[] = {"LIVETRACK_MAX_DIAGNOSTICS=0", "LIVETRACK_EXIT_REPORT=off",
+                                 "LIVETRACK_JSON=/nonexistent-livetrack-dir/x.json",
+                                 "LIVETRACK_SUPPRESSIONS=/nonexistent-livetrack-dir/x.supp", NULL};
+    run("1", "0", "leaks-misuse", quiet, &child);
+    expect_status(&child, 0, "LIVETRACK_MAX_DIAGNOSTICS=0 with unwritable outputs");
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: further diagnostics suppressed (LIVETRACK_MAX_DIAGNOSTICS=0)"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: ERROR: test: a misused call"), 0);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: cannot write the JSON report to "
+                                           "\"/nonexistent-livetrack-dir/x.json\": No such file or directory"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: cannot read the suppressions file "
+                                           "\"/nonexistent-livetrack-dir/x.supp\" (LIVETRACK_SUPPRESSIONS): No such "
+                                           "file or directory; no leaks are suppressed"),
+                 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 3);
     rt_child_free(&child);
 
     /* The message names the file tried: %p expanded. */
