@@ -23,6 +23,9 @@ typedef struct lt_peak_info {
     size_t site_count;
     lt_site_count *sites;  /* the live set at the peak, by site; lt_free() it */
 } lt_peak_info;
+/* 1 with the peak in *out (all 0 when no object was ever live); 0 when
+ * objects were live but livetrack ran out of memory keeping or copying
+ * their set: there is no peak set to report. */
 int lt_peak_get(lt_peak_info *out);
 
 /* The registry's side: every object that becomes live or dies. */

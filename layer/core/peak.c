@@ -561,6 +561,14 @@ int lt_peak_get(lt_peak_info *out)
         copy_set(1);
     }
     lt_peak_marks(&out->objects, &out->bytes); /* after copy_set, which may raise them */
+    /* Objects were live, yet no set of them is kept: every copy ran out
+     * of memory, or an update did and dropped the set. That is no peak
+     * set, not one of nothing at time 0. */
+    if (out->objects && !set_objects) {
+        lt_spin_unlock(&lock);
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
     out->approximate = !set_current || set_approximate;
     out->set_objects = set_objects;
     out->set_bytes = set_bytes;
@@ -574,6 +582,12 @@ int lt_peak_get(lt_peak_info *out)
             if (set_table[i].objects)
                 out->sites[out->site_count++] = set_table[i];
     lt_spin_unlock(&lock);
+    if (sites && !out->sites) {
+        /* Totals without the sites they add up to: none, as above. */
+        memset(out, 0, sizeof *out);
+        lt_out_of_memory("the peak's live set");
+        return 0;
+    }
     return 1;
 }
 

@@ -80,5 +80,10 @@ out_of_memory:
     lt_free(model->peak_sites);
     model->peak_sites = NULL;
     model->peak_site_count = 0;
-    return 1;
+    /* Totals with no sites would not add up: no peak set, as when peak.c
+     * could not copy it. */
+    lt_free(model->peak.sites);
+    memset(&model->peak, 0, sizeof model->peak);
+    model->have_peak = 0;
+    return 0;
 }

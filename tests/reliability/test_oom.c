@@ -18,6 +18,11 @@
  * 3b. Counting leaks without a report (livetrack_leaks_since(mark, NULL),
  *    livetrack_write_report(NULL, ...)) when the count's snapshot fails:
  *    every live object counts, never 0.
+ * 3c. The peak with one allocation failing, for each: a peak set that
+ *    could not be copied or grouped is null in the JSON and "no peak
+ *    live set was recorded" in the text, never a peak of 0 objects at
+ *    time 0; any other peak (in the workload's reports of 1. too) has
+ *    objects and sites.
  * 4. With a layer and an OpenCL program: the program's stdout and exit
  *    status are the same as without injected failures, and the layer
  *    refuses none of its calls.
@@ -114,7 +119,46 @@ static int count_leaks(void)
     return 0;
 }
 
+/* The child of peak_faults: four objects of 64 bytes, the peak, then
+ * one released (the first death after a new high copies its set). */
+static int peak_then_release(void)
+{
+    livetrack_declare_types(LIVETRACK_DOMAIN_USER, "oomtest", type_names, 3);
+    for (int i = 0; i < 4; i++) {
+        livetrack_new_object object = {.domain = LIVETRACK_DOMAIN_USER, .type = 1, .handle = 0xa000 + (uint64_t)i * 16,
+                                       .bytes = 64, .call = "oom_peak"};
+        livetrack_create(&object);
+    }
+    livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0xa000, NULL, "oom_peak_release");
+    return 0;
+}
+
 /* ---- the driver ------------------------------------------------------------------------ */
+
+/* The peak of a JSON report: 1 when null, 0 when a set of objects at
+ * sites (checked: never of 0 objects, never without sites; its bytes in
+ * *bytes), -1 when the report was not written whole (its own allocations
+ * failed). */
+static int peak_is_null(const char *json, uint64_t *bytes)
+{
+    if (!json || !strstr(json, "\n}\n"))
+        return -1;
+    const char *peak = strstr(json, "\n  \"peak\": ");
+    CHECK(peak != NULL);
+    if (!peak)
+        return -1;
+    peak += strlen("\n  \"peak\": ");
+    if (!strncmp(peak, "null,", 5))
+        return 1;
+    unsigned long long objects = 0, total = 0;
+    CHECK(sscanf(peak, "{\"objects\": %llu, \"bytes\": %llu,", &objects, &total) == 2);
+    CHECK(objects > 0);
+    const char *sites = strstr(peak, "\"sites\": [");
+    CHECK(sites && sites[strlen("\"sites\": [")] == '\n'); /* not "[]" */
+    *bytes = total;
+    return 0;
+}
+
 
 static unsigned long runs, runs_incomplete, failures_injected;
 
@@ -122,10 +166,11 @@ static unsigned long runs, runs_incomplete, failures_injected;
  * allocations failed. */
 static long run_workload(const char *dir, const char *fault)
 {
-    char fault_env[64], output_env[512], output[512];
+    char fault_env[64], output_env[512], output[512], json_env[512], json_path[512];
     snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%s", fault);
     snprintf(output_env, sizeof output_env, "LIVETRACK_OUTPUT=%s/report.%%p", dir);
-    const char *env[] = {fault_env, output_env, "LIVETRACK_EXIT_REPORT=always", "LIVETRACK_JSON=/dev/null",
+    snprintf(json_env, sizeof json_env, "LIVETRACK_JSON=%s/report.%%p.json", dir);
+    const char *env[] = {fault_env, output_env, "LIVETRACK_EXIT_REPORT=always", json_env,
                          "LIVETRACK_CSV=/dev/null", "LIVETRACK_PEAK_REPORT=1", NULL};
     char *argv[] = {(char *)rel_self(), "workload", NULL};
     rel_run run = rel_spawn(argv, env, 60);
@@ -143,6 +188,14 @@ static long run_workload(const char *dir, const char *fault)
         CHECK(strstr(report, "tracking was incomplete") != NULL);
     if (report && !incomplete)
         CHECK(strstr(report, "tracking was incomplete") == NULL);
+    if (report)
+        CHECK(strstr(report, "at peak 0 bytes live in 0 objects") == NULL);
+    snprintf(json_path, sizeof json_path, "%s/report.%ld.json", dir, (long)run.pid);
+    char *json = rel_read_file(json_path);
+    uint64_t peak_bytes;
+    peak_is_null(json, &peak_bytes);
+    free(json);
+    unlink(json_path);
     free(report);
     unlink(output);
     if (check_failed != failed_before) {
@@ -354,6 +407,59 @@ static void count_faults(void)
     CHECK(snapshot_failed > 0);
 }
 
+/* Only the Kth allocation failing, for each K until none fails. When it
+ * was the peak's copy (at the release) or its grouping for the report,
+ * the JSON's peak is null and the text says no set was recorded; in
+ * every other run the peak is the 4 objects' 256 bytes, or 3 of them when
+ * a create had no memory. */
+static void peak_faults(void)
+{
+    const char *dir = rel_tmpdir("oom-peak");
+    char json_env[512], json_path[512];
+    snprintf(json_env, sizeof json_env, "LIVETRACK_JSON=%s/peak.json", dir);
+    snprintf(json_path, sizeof json_path, "%s/peak.json", dir);
+    char *argv[] = {(char *)rel_self(), "peak", NULL};
+    int copy_failed = 0, with_peak = 0;
+    for (long k = 0; k < 200; k++) {
+        char fault_env[64];
+        snprintf(fault_env, sizeof fault_env, "LIVETRACK_FAULT_ALLOC_AFTER=%ld:1", k);
+        const char *env[] = {fault_env, json_env, "LIVETRACK_EXIT_REPORT=always", "LIVETRACK_PEAK_REPORT=1", NULL};
+        rel_run run = rel_spawn(argv, env, 60);
+        int failed_before = check_failed;
+        CHECK(rel_exited(&run, 0));
+        int peak_lost = strstr(run.err, "out of memory allocating the peak's live set") ||
+                        strstr(run.err, "out of memory allocating the peak report");
+        char *json = rel_read_file(json_path);
+        uint64_t bytes = 0;
+        int null = peak_is_null(json, &bytes);
+        if (null >= 0)
+            CHECK_EQ_INT(null, peak_lost);
+        if (null == 0)
+            CHECK(bytes == 256 || bytes == 192);
+        CHECK(strstr(run.err, "at peak 0 bytes live in 0 objects") == NULL);
+        if (peak_lost)
+            CHECK_EQ_INT(rel_count(run.err, "livetrack: no peak live set was recorded"), 1);
+        copy_failed += peak_lost;
+        with_peak += null == 0;
+        free(json);
+        unlink(json_path);
+        int done = strstr(run.err, " allocations, 0 failed") != NULL; /* K is past every allocation */
+        if (check_failed != failed_before) {
+            char what[96];
+            snprintf(what, sizeof what, "peak with LIVETRACK_FAULT_ALLOC_AFTER=%ld:1", k);
+            rel_dump(what, &run);
+        }
+        rel_run_free(&run);
+        if (done || check_failed != failed_before)
+            break;
+    }
+    CHECK(copy_failed > 0);
+    CHECK(with_peak > 0);
+    printf("peak: the set lost in %d runs, reported in %d\n", copy_failed, with_peak);
+    if (!check_failed)
+        rel_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "workload"))
@@ -362,11 +468,14 @@ int main(int argc, char **argv)
         return count_leaks();
     if (argc > 1 && !strcmp(argv[1], "types"))
         return declare_types();
+    if (argc > 1 && !strcmp(argv[1], "peak"))
+        return peak_then_release();
     int every_k = argc > 1 && !strcmp(argv[1], "--all");
     registry_faults(every_k);
     snapshot_fault_at_exit();
     type_name_faults();
     count_faults();
+    peak_faults();
     if (argc > 2 + every_k)
         opencl_faults(argv[1 + every_k], argv[2 + every_k]);
     return check_summary(every_k ? "reliability.oom_every_allocation" : "reliability.oom");
