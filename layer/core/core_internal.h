@@ -164,6 +164,30 @@ static inline int lt_fd_still_is(int fd, const struct stat *opened)
     return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
 }
 
+/* How a report or timeline file is to be opened. A path may name the
+ * program's own stdout or stderr (/dev/stdout, /dev/fd/2,
+ * /proc/self/fd/1, or the file they are redirected to): emptying it would
+ * erase what the program wrote there, and writing from its start would
+ * overwrite it, so such a file, and any that is not a regular file (a
+ * terminal, a FIFO, /dev/null: nothing to empty), is appended to. Only a
+ * new or regular file of its own is emptied. Only system calls: the crash
+ * report uses it. */
+typedef enum lt_output_kind {
+    LT_OUTPUT_OWN_FILE,   /* absent, or a regular file: emptied */
+    LT_OUTPUT_DEVICE,     /* exists and is not a regular file: appended to */
+    LT_OUTPUT_STD_STREAM, /* the file the program's stdout or stderr writes to: appended to */
+} lt_output_kind;
+static inline lt_output_kind lt_output_kind_of(const char *path)
+{
+    struct stat target, stream;
+    if (stat(path, &target) != 0)
+        return LT_OUTPUT_OWN_FILE;
+    for (int fd = 1; fd <= 2; fd++) /* stdout, stderr */
+        if (fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino)
+            return LT_OUTPUT_STD_STREAM;
+    return S_ISREG(target.st_mode) ? LT_OUTPUT_OWN_FILE : LT_OUTPUT_DEVICE;
+}
+
 /* Around an open() of a descriptor that livetrack, libunwind or libdw
  * keeps (std_fds.c): those of 0, 1 and 2 the program has closed are held
  * on a placeholder of livetrack's own meanwhile, so that the kept one

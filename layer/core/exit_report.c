@@ -37,13 +37,24 @@ typedef struct report_file {
     char path[4096]; /* %p expanded, for messages: the file tried */
 } report_file;
 
-/* Open a %p path for writing; file NULL (and a message) when it cannot be. */
+/* Open a %p path for writing; file NULL (and a message) when it cannot be.
+ * A file the program's stdout or stderr writes to is appended to, after
+ * the program's buffered output is flushed: exit() flushes it only after
+ * this destructor, and it would then land on the report, or (from a
+ * descriptor opened without O_APPEND) over its start. fflush(NULL), not
+ * fflush(stdout): it walks only the open streams (an atexit handler may
+ * have closed stdout, as gnulib's close_stdout does), and the program may
+ * write fd 1 through a FILE of its own. It waits for each stream's lock,
+ * so it is done only when a report shares a standard stream's file. */
 static report_file open_output(const char *pattern, const char *what, int fall_back_to_stderr)
 {
     report_file out = {NULL, NULL, ""};
     int error = ENAMETOOLONG;
     if (lt_expand_path(pattern, out.path, sizeof out.path)) {
-        out.file = fopen(out.path, "w");
+        lt_output_kind kind = lt_output_kind_of(out.path);
+        if (kind == LT_OUTPUT_STD_STREAM)
+            fflush(NULL);
+        out.file = fopen(out.path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
         error = errno;
     } else {
         snprintf(out.path, sizeof out.path, "%s", pattern); /* too long to expand: as given */

@@ -175,10 +175,15 @@ static void on_watchdog(int unused)
     die_by(crash_signal);
 }
 
-/* Open the %p path of a setting for the crash report; NULL on failure. */
+/* Open the %p path of a setting for the crash report; NULL on failure.
+ * The program's stdout or stderr is appended to, as at exit, but its
+ * buffered output is not flushed first: the crash may have come inside
+ * stdio, holding a stream's lock. */
 static FILE *open_crash_output(const char *pattern, char *path, size_t size)
 {
-    return pattern && lt_expand_path(pattern, path, size) ? fopen(path, "w") : NULL;
+    if (!pattern || !lt_expand_path(pattern, path, size))
+        return NULL;
+    return fopen(path, lt_output_kind_of(path) == LT_OUTPUT_OWN_FILE ? "w" : "a");
 }
 
 /* What the exit report would have written (the text report and the JSON

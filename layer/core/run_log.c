@@ -14,9 +14,10 @@
  *   to a file)  objects inherited from the parent it forked from and
  *   left unreleased (not among the leaked ones)  timeline file ("":
  *   none)  when this process emptied the timeline file, 0 when it
- *   appended to a relative's  when the line was written (both in ns of
- *   CLOCK_MONOTONIC, plus 1, comparable across the machine's processes:
- *   the run says whose rows a timeline several processes emptied holds)
+ *   appended (to a relative's, or to the program's stdout, a FIFO)  when
+ *   the line was written (both in ns of CLOCK_MONOTONIC, plus 1,
+ *   comparable across the machine's processes: the run says whose rows a
+ *   timeline several processes emptied holds)
  *
  * One write() with O_APPEND per line: the kernel keeps the lines of
  * concurrent processes whole in a local file.

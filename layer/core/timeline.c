@@ -65,7 +65,8 @@ static int csv_write_failed; /* a write failed: said once, the timeline ends the
 static int csv_is_pipe;      /* a FIFO or socket: a reader gone would raise SIGPIPE */
 static char csv_path[4096];  /* the file's name, for that message */
 /* When this process emptied the file, CLOCK_MONOTONIC + 1 (comparable
- * across processes); 0: it appends to a relative's. */
+ * across processes); 0: it appends, to a relative's or to a file it never
+ * empties (the program's stdout, a FIFO). */
 static uint64_t csv_started_ns;
 /* Set when this process forked before its first row and shares the file's
  * name with the other side: memory both sides see, so that only the first
@@ -158,9 +159,13 @@ static int open_csv(void)
         lt_note("LIVETRACK_CSV=\"%s\" is too long; no timeline", pattern);
         return 0;
     }
+    /* The program's own stdout or stderr (/dev/stdout, or the file it is
+     * redirected to) is added to, never emptied: that would erase what
+     * the program wrote there. The rows go after what it has written. */
+    int empties = lt_output_kind_of(path) == LT_OUTPUT_OWN_FILE;
     lt_std_fds_held std_fds;
     lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdout */
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (file_started ? 0 : O_TRUNC), 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (empties && !file_started ? O_TRUNC : 0), 0644);
     lt_std_fds_release(&std_fds); /* errno kept for the message below */
     if (fd < 0) {
         csv_open_failed = 1; /* one message, not one per event */
@@ -175,7 +180,7 @@ static int open_csv(void)
     snprintf(csv_path, sizeof csv_path, "%s", path);
     rows = 0;
     have_previous = 0;
-    csv_started_ns = file_started ? 0 : lt_monotonic_ns() + 1;
+    csv_started_ns = file_started || !empties ? 0 : lt_monotonic_ns() + 1;
     if (!file_started) {
         write_all(csv_fd, header, sizeof header - 1);
     } else {
@@ -183,8 +188,8 @@ static int open_csv(void)
          * none appends before the file was emptied and given its header. */
         flock(fd, LOCK_EX);
         if (!atomic_exchange(file_started, 1)) {
-            csv_started_ns = lt_monotonic_ns() + 1;
-            if (ftruncate(fd, 0) == 0)
+            csv_started_ns = empties ? lt_monotonic_ns() + 1 : 0;
+            if (!empties || ftruncate(fd, 0) == 0)
                 write_all(csv_fd, header, sizeof header - 1);
         }
         flock(fd, LOCK_UN);

@@ -9,8 +9,12 @@
  *     moves it to a file; LIVETRACK_PEAK_REPORT=1 adds the peak; an
  *     unwritable JSON path gets one message and changes nothing else;
  *     so does each output on a full disk (/dev/full), the timeline too;
- *     LIVETRACK_MAX_DIAGNOSTICS=0 silences none of these messages.
+ *     LIVETRACK_MAX_DIAGNOSTICS=0 silences none of these messages;
+ *   - a report or timeline path that names the program's own stdout or
+ *     stderr, redirected to a file, adds to what the program wrote there
+ *     instead of emptying it or being overwritten by its late flush.
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 
@@ -38,13 +42,32 @@ static void release_at_exit(void)
         livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x100 + (uint64_t)i * 16, NULL, NULL);
 }
 
-/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse]". Prints its
- * pid and the leak's line, buffered (stdout is a pipe), so a lost flush
- * shows. "idle" records nothing (a shell in a tree livetrack run armed),
- * "misuse" only a misused call, "leaks-misuse" the leaks and a misused call. */
+/* Puts `path` on descriptor `fd` as a shell's ">path" does (emptied, no
+ * O_APPEND); the same path twice is "2>&1". */
+static void redirect(int fd, const char *path, const char *previous)
+{
+    int opened = previous && !strcmp(path, previous) ? dup(STDOUT_FILENO)
+                                                      : open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (opened < 0 || dup2(opened, fd) < 0)
+        exit(125);
+    close(opened);
+}
+
+/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|std-files
+ * OUT ERR]". Prints its pid and the leak's line, buffered (stdout is a
+ * pipe), so a lost flush shows. "idle" records nothing (a shell in a tree
+ * livetrack run armed), "misuse" only a misused call, "leaks-misuse" the
+ * leaks and a misused call. "std-files" first sends
+ * stdout to OUT and stderr to ERR, and also writes a line to stderr
+ * before its first object. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
+    if (!strcmp(mode, "std-files") && argc > 6) {
+        redirect(STDOUT_FILENO, argv[5], NULL);
+        redirect(STDERR_FILENO, argv[6], argv[5]);
+        fprintf(stderr, "child stderr line\n");
+    }
     if (!strcmp(mode, "idle") || !strcmp(mode, "misuse")) {
         if (!strcmp(mode, "misuse"))
             livetrack_report_misuse("test: a misused call");
@@ -303,6 +326,86 @@ static void test_outputs(void)
     rt_child_free(&child);
 }
 
+/* A report path that names the program's own stdout or stderr, which
+ * are redirected to files: the program's output stays, the report comes
+ * after it whole (the program's buffered stdout is not written over it at
+ * exit), and so does a timeline sent there. */
+static void test_std_streams(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300], json_path[300];
+    snprintf(out_path, sizeof out_path, "%s/std.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/std.err", dir);
+    snprintf(json_path, sizeof json_path, "%s/std.json", dir);
+    char *argv[] = {(char *)rt_self(), "child", "1", "0", "std-files", out_path, err_path, NULL};
+
+    /* ./program >std.out 2>std.err with the text on stderr, the JSON on
+     * stdout and the timeline on stderr too. */
+    const char *const split[] = {"LIVETRACK_OUTPUT=/dev/stderr", "LIVETRACK_JSON=/dev/stdout",
+                                 "LIVETRACK_CSV=/proc/self/fd/2", NULL};
+    CHECK_EQ_INT(rt_run(argv, split, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
+    CHECK(out && err);
+    if (out && err) {
+        /* stdout: the program's line, then the JSON document alone */
+        CHECK(!strncmp(out, "child line ", 11));
+        const char *json = strchr(out, '\n');
+        CHECK(json && rt_write_file(json_path, json + 1));
+        const char *checks[] = {"r['at_exit'] is True", "r['summary']['leaked_objects'] == 1", NULL};
+        CHECK(json && rt_check_json(json_path, checks));
+        /* stderr: the program's line, the timeline, the text report */
+        CHECK(!strncmp(err, "child stderr line\n", 18));
+        CHECK_EQ_INT(rt_count_lines(err, "seq,time_ms,event,"), 1);
+        CHECK_EQ_INT(rt_count(err, ",create,"), 2);
+        char header[128];
+        snprintf(header, sizeof header, "livetrack: 1 leaked object (256 bytes) from 1 call site at exit of pid %ld",
+                 (long)child.pid);
+        CHECK_EQ_INT(rt_count_lines(err, header), 1);
+        CHECK_EQ_INT(rt_count_lines(err, "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site"),
+                     1);
+        const char *rows = strstr(err, "seq,time_ms,"), *report = strstr(err, header);
+        CHECK(rows && report && rows < report);
+    }
+    if (check_failed)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
+    free(out);
+    free(err);
+    rt_child_free(&child);
+
+    /* ./program >std.out 2>&1 with the text on /dev/fd/1: one file. */
+    char *together[] = {(char *)rt_self(), "child", "1", "0", "std-files", out_path, out_path, NULL};
+    const char *const text_on_stdout[] = {"LIVETRACK_OUTPUT=/dev/fd/1", NULL};
+    CHECK_EQ_INT(rt_run(together, text_on_stdout, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    out = rt_read_file(out_path);
+    CHECK(out && !strncmp(out, "child stderr line\n", 18));
+    CHECK(out && rt_count_lines(out, "child line ") == 1);
+    CHECK(out && rt_count_lines(out, "livetrack: total: 1 leaked object,") == 1);
+    const char *line = out ? strstr(out, "child line ") : NULL;
+    const char *report = out ? strstr(out, "livetrack: 1 leaked object") : NULL;
+    CHECK(line && report && line < report);
+    free(out);
+    rt_child_free(&child);
+
+    /* A regular file of its own is still emptied first. */
+    char report_path[300], output_setting[320];
+    snprintf(report_path, sizeof report_path, "%s/stale.txt", dir);
+    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", report_path);
+    CHECK(rt_write_file(report_path, "a stale report\n"));
+    const char *const own_file[] = {output_setting, NULL};
+    run("1", "0", NULL, own_file, &child);
+    expect_status(&child, 0, "LIVETRACK_OUTPUT on an existing file");
+    char *text = rt_read_file(report_path);
+    CHECK(text && !strncmp(text, "livetrack: 1 leaked object", 26) && !strstr(text, "stale"));
+    free(text);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+    unlink(json_path);
+    unlink(report_path);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -311,6 +414,7 @@ int main(int argc, char **argv)
     CHECK(mkdtemp(dir) != NULL);
     test_exit_code();
     test_outputs();
+    test_std_streams();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");

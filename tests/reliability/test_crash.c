@@ -7,8 +7,10 @@
  * and it dies of the same signal it would have died of without livetrack.
  *
  * Also: livetrack leaves alone a SIGSEGV handler the program installs,
- * LIVETRACK_CRASH_REPORT=0 leaves the signals alone, and a crash while
- * other threads hammer the registry neither hangs nor loses the report.
+ * LIVETRACK_CRASH_REPORT=0 leaves the signals alone, a crash while
+ * other threads hammer the registry neither hangs nor loses the report,
+ * and a report sent to the program's own stderr (redirected to a file)
+ * keeps what the program wrote there.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -99,6 +101,14 @@ static int child(int argc, char **argv)
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "crashtest", type_names, 3);
     if (own_handler)
         signal(SIGSEGV, on_segv);
+    if (argc > 4 && !strcmp(argv[3], "stderr-file")) {
+        /* as a shell's 2>FILE does, then a line of the program's own */
+        int file = open(argv[4], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        static const char line[] = "the program's own line\n";
+        if (file < 0 || dup2(file, STDERR_FILENO) < 0 || write(STDERR_FILENO, line, sizeof line - 1) < 0)
+            return 5;
+        close(file);
+    }
     if (argc > 3 && !strcmp(argv[3], "kept")) {
         /* live but not leaked: released, held by a keeper */
         create(0x1000, 0, 0);
@@ -240,6 +250,32 @@ static void run_kept_only(const char *dir)
     unlink(output);
 }
 
+/* LIVETRACK_OUTPUT=/dev/stderr with stderr redirected to a file: the
+ * crash report is added after what the program wrote there, which stays. */
+static void run_output_on_stderr(const char *dir)
+{
+    char err_path[512];
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+    const char *env[] = {"LIVETRACK_OUTPUT=/dev/stderr", "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_CRASH_REPORT=",
+                         "ASAN_OPTIONS=handle_segv=0:detect_leaks=0", NULL};
+    char *argv[] = {(char *)rel_self(), "child", "segv", "stderr-file", err_path, NULL};
+    rel_run run = rel_spawn(argv, env, 30);
+    int failed_before = check_failed;
+    CHECK(rel_killed_by(&run, SIGSEGV));
+    char *text = rel_read_file(err_path);
+    CHECK(text && !strncmp(text, "the program's own line\n", 23));
+    char total[64];
+    snprintf(total, sizeof total, "livetrack: total: %d leaked objects", OBJECTS);
+    CHECK(text && strstr(text, total));
+    if (check_failed != failed_before) {
+        fprintf(stderr, "%s:\n%s\n", err_path, text ? text : "(none)");
+        rel_dump("crash report on the program's stderr", &run);
+    }
+    free(text);
+    rel_run_free(&run);
+    unlink(err_path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "child"))
@@ -254,6 +290,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
         run_scenario(dir, &scenarios[i]);
     run_kept_only(dir);
+    run_output_on_stderr(dir);
     if (!check_failed)
         rel_rmdir(dir);
     return check_summary("reliability.crash");
