@@ -73,6 +73,11 @@ static uint64_t csv_started_ns;
  * of them to write a row empties the file (the later ones append).
  * NULL otherwise, and then opening empties the file. */
 static _Atomic int *file_started;
+/* Set in a forked child whose rows go on to its parent's file (no %p in
+ * the name): its first row says so, once, with the parent's pid. Both
+ * number their rows on from the count at the fork, and each row's totals
+ * are its own process's, so nothing in the file tells the two apart. */
+static long shares_file_with_parent;
 static int status_fd = -1;
 /* What each of the two descriptors was when opened (lt_fd_still_is). */
 static struct stat csv_opened, status_opened;
@@ -298,6 +303,12 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
         csv_write_failed = 1;
         lt_note("the program closed the timeline's descriptor (\"%s\"); no more rows are written", csv_path);
     }
+    if (shares_file_with_parent && !csv_write_failed)
+        lt_diag("pid %ld, forked from pid %ld, adds its timeline rows to \"%s\", as its parent does: their rows "
+                "mix, seq numbers repeat and each row's live totals are its own process's; put %%p in LIVETRACK_CSV "
+                "for a timeline per process",
+                (long)getpid(), shares_file_with_parent, csv_path);
+    shares_file_with_parent = 0;
     atomic_store_explicit(&row_writer, (uintptr_t)pthread_self(), memory_order_relaxed);
     /* The type's count is read here, under the lock and next to the
      * totals: read before the lock, it went stale while this thread waited
@@ -418,6 +429,8 @@ void lt_timeline_after_fork_child(void)
         csv_fd = -1;
         csv_open_failed = 0; /* another name: it may work */
         file_started = NULL; /* a file of its own, emptied by its first row */
+    } else if (lt_timeline_on && !csv_open_failed) {
+        shares_file_with_parent = (long)getppid();
     }
     if (status_fd >= 0) {
         /* /proc/self is resolved at open: the child must reopen it (and

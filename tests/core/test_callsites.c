@@ -263,7 +263,7 @@ static int case_timeline_names(void)
 }
 
 /* One object, a fork, then one more on each side: with no %p in the
- * timeline's name both append whole rows to one file. */
+ * timeline's name both append whole rows to one file. Prints both pids. */
 static int case_timeline_fork(void)
 {
     create_object(0x100, T_BUFFER, 1, "before_fork");
@@ -271,11 +271,13 @@ static int case_timeline_fork(void)
     pid_t child = fork();
     if (child == 0) {
         create_object(0x200, T_BUFFER, 1, "in_child");
+        create_object(0x210, T_BUFFER, 1, "in_child");
         exit(0);
     }
     int status = 0;
     waitpid(child, &status, 0);
     create_object(0x300, T_BUFFER, 1, "in_parent");
+    printf("child %ld of %ld\n", (long)child, (long)getpid());
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
@@ -783,6 +785,24 @@ static void check_timeline_fork(const char *dir)
           strstr(text, ",create,in_parent,"));
     if (!text)
         fprintf(stderr, "no timeline %s\n", file);
+    /* The child says once, at its first row, that the rows mix; the
+     * parent, whose file it is, says nothing. */
+    long child = 0, parent = 0;
+    text = slurp(out);
+    CHECK(text && sscanf(text, "child %ld of %ld", &child, &parent) == 2);
+    char expected[1200];
+    snprintf(expected, sizeof expected,
+             "livetrack: pid %ld, forked from pid %ld, adds its timeline rows to \"%s\", as its parent does: their "
+             "rows mix, seq numbers repeat and each row's live totals are its own process's; put %%p in "
+             "LIVETRACK_CSV for a timeline per process\n",
+             child, parent, file);
+    text = slurp(err);
+    const char *said = text ? strstr(text, expected) : NULL;
+    CHECK(said && (said == text || said[-1] == '\n'));
+    const char *again = said ? strstr(said + strlen(expected), "forked from pid") : NULL;
+    CHECK(said && !again);
+    if (!said || again)
+        fprintf(stderr, "expected once on stderr: %sstderr:\n%s", expected, text ? text : "(none)\n");
 }
 
 /* Names with commas, quotes and line breaks are quoted as RFC 4180 says,
