@@ -111,16 +111,34 @@ size_t lt_json_format_hex(char *out, uint64_t value)
     return sizeof digits - at;
 }
 
-size_t lt_json_format_ms(char *out, uint64_t ns)
+size_t lt_format_fixed(char *out, uint64_t value, uint64_t unit, unsigned decimals)
 {
-    uint64_t us = ns / 1000 + (ns % 1000 >= 500);
-    size_t length = lt_json_format_u64(out, us / 1000);
-    out[length++] = '.';
-    out[length++] = (char)('0' + us % 1000 / 100);
-    out[length++] = (char)('0' + us % 100 / 10);
-    out[length++] = (char)('0' + us % 10);
+    uint64_t scale = 1;
+    for (unsigned i = 0; i < decimals; i++)
+        scale *= 10;
+    uint64_t whole = value / unit;
+    uint64_t scaled = value % unit * scale;
+    uint64_t fraction = scaled / unit, left = scaled % unit;
+    /* To nearest, a tie to even, as printf rounds: 4352 bytes (4.25 KiB)
+     * stays "4.2 KiB" as it was written before. */
+    uint64_t last_digit = decimals ? fraction : whole;
+    if (left > unit - left || (left == unit - left && last_digit % 2))
+        fraction++;
+    if (fraction == scale) { /* 0.96 to one decimal is 1.0 */
+        whole++;
+        fraction = 0;
+    }
+    size_t length = lt_json_format_u64(out, whole);
+    if (decimals) {
+        out[length++] = '.';
+        for (unsigned i = decimals; i-- > 0; fraction /= 10)
+            out[length + i] = (char)('0' + fraction % 10);
+        length += decimals;
+    }
     return length;
 }
+
+size_t lt_json_format_ms(char *out, uint64_t ns) { return lt_format_fixed(out, ns, 1000000, 3); }
 
 void lt_json_u64(FILE *out, uint64_t value)
 {

@@ -18,6 +18,13 @@
 size_t lt_json_format_u64(char *out, uint64_t value);
 size_t lt_json_format_hex(char *out, uint64_t value); /* "0x1f", quotes included */
 size_t lt_json_format_ms(char *out, uint64_t ns);
+/* value / unit with `decimals` digits after a '.', rounded to nearest
+ * with ties to even: what printf's %.Nf prints of the exact quotient, but
+ * always with a '.', where %f follows the program's LC_NUMERIC (a program
+ * that calls setlocale under a German or French locale gets "1,5", which
+ * breaks the CSV timeline's columns). For the timeline's and the text
+ * report's numbers too. unit * 10^decimals must fit in 64 bits. */
+size_t lt_format_fixed(char *out, uint64_t value, uint64_t unit, unsigned decimals);
 
 /* A string, or null for NULL. Quotes, backslashes and control characters
  * are escaped; bytes that are not UTF-8 (overlong forms, surrogates, past

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "json_write.h"
 #include "printable.h"
 #include "report_writers.h"
 
@@ -29,13 +30,16 @@ void lt_format_bytes(uint64_t bytes, char *out, size_t size)
         snprintf(out, size, "%" PRIu64 " bytes", bytes);
         return;
     }
-    double value = (double)bytes;
+    uint64_t unit_bytes = 1;
     unsigned unit = 0;
-    while (value >= 1024.0 && unit < 4) {
-        value /= 1024.0;
+    while (unit < 4 && bytes / unit_bytes >= 1024) {
+        unit_bytes *= 1024;
         unit++;
     }
-    snprintf(out, size, "%.1f %s", value, units[unit]);
+    /* By hand, not %.1f: "5.9 KiB" whatever the program's LC_NUMERIC. */
+    char number[LT_JSON_NUMBER_MAX];
+    size_t length = lt_format_fixed(number, bytes, unit_bytes, 1);
+    snprintf(out, size, "%.*s %s", (int)length, number, units[unit]);
 }
 
 static const char *plural(uint64_t count) { return count == 1 ? "" : "s"; }
@@ -259,7 +263,9 @@ static void print_peak(FILE *out, lt_report_model *model, int with_pid)
             plural(peak->set_objects));
     if (with_pid)
         fprintf(out, "pid %ld, ", (long)getpid());
-    fprintf(out, "%.1f ms after start)%s:\n", (double)peak->time_ns / 1e6,
+    char ms[LT_JSON_NUMBER_MAX];
+    size_t ms_length = lt_format_fixed(ms, peak->time_ns, 1000000, 1);
+    fprintf(out, "%.*s ms after start)%s:\n", (int)ms_length, ms,
             peak->approximate ? " (approximate: copied near the peak, not at it)" : "");
     if (peak->bytes > peak->set_bytes) {
         lt_format_bytes(peak->bytes, size, sizeof size);

@@ -40,6 +40,7 @@
 #include "clock.h"
 #include "core_internal.h"
 #include "history.h"
+#include "json_write.h"
 #include "timeline.h"
 
 #define METRIC_COUNT 5
@@ -329,10 +330,12 @@ uint64_t lt_timeline_event(lt_event_kind kind, const char *call, unsigned domain
     if (of_type < 0)
         of_type = 0;
     read_metrics(metrics);
-    double ms = (double)lt_ticks_to_ns(lt_ticks()) / 1e6;
+    /* Not %.3f: that writes "1,036" under a program's decimal-comma locale, one column too many. */
+    char ms[LT_JSON_NUMBER_MAX];
+    size_t ms_length = lt_json_format_ms(ms, lt_ticks_to_ns(lt_ticks()));
     uint64_t row_number = ++rows;
-    int head_length = snprintf(head, sizeof head, "%llu,%.3f,%s,", (unsigned long long)row_number, ms,
-                               event_names[kind]);
+    int head_length = snprintf(head, sizeof head, "%llu,%.*s,%s,", (unsigned long long)row_number, (int)ms_length,
+                               ms, event_names[kind]);
     int tail_length = snprintf(tail, sizeof tail, "0x%llx,%llu,%lld,%llu,%llu,%ld,%ld,%ld,%ld,%ld,",
                                (unsigned long long)handle, (unsigned long long)bytes, (long long)of_type,
                                (unsigned long long)live_objects, (unsigned long long)live_bytes, metrics[0],

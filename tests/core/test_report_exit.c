@@ -12,11 +12,18 @@
  *     LIVETRACK_MAX_DIAGNOSTICS=0 silences none of these messages;
  *   - a report or timeline path that names the program's own stdout or
  *     stderr, redirected to a file, adds to what the program wrote there
- *     instead of emptying it or being overwritten by its late flush.
+ *     instead of emptying it or being overwritten by its late flush;
+ *   - a program that sets a locale with a decimal comma still gets
+ *     numbers with a '.' in its timeline (else one column too many) and
+ *     text report: the locale is built here with localedef (libc-bin)
+ *     from a source and a charmap this test writes, so it needs no
+ *     locales package.
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "livetrack/livetrack.h"
 #include "report_test_util.h"
@@ -53,13 +60,14 @@ static void redirect(int fd, const char *path, const char *previous)
     close(opened);
 }
 
-/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|std-files
- * OUT ERR]". Prints its pid and the leak's line, buffered (stdout is a
- * pipe), so a lost flush shows. "idle" records nothing (a shell in a tree
- * livetrack run armed), "misuse" only a misused call, "leaks-misuse" the
- * leaks and a misused call. "std-files" first sends
- * stdout to OUT and stderr to ERR, and also writes a line to stderr
- * before its first object. */
+/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|
+ * std-files OUT ERR]". Prints its pid and the leak's line, buffered
+ * (stdout is a pipe), so a lost flush shows. "idle" records nothing (a
+ * shell in a tree livetrack run armed), "misuse" only a misused call,
+ * "leaks-misuse" the leaks and a misused call. "locale" first takes the
+ * environment's locale, as GTK and Qt programs do, and prints its name
+ * and 1.5 in it. "std-files" first sends stdout to OUT and stderr to
+ * ERR, and also writes a line to stderr before its first object. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -67,6 +75,10 @@ static int child(int argc, char **argv)
         redirect(STDOUT_FILENO, argv[5], NULL);
         redirect(STDERR_FILENO, argv[6], argv[5]);
         fprintf(stderr, "child stderr line\n");
+    }
+    if (!strcmp(mode, "locale")) {
+        const char *name = setlocale(LC_ALL, "");
+        printf("child locale %s %.1f\n", name ? name : "(not set)", 1.5);
     }
     if (!strcmp(mode, "idle") || !strcmp(mode, "misuse")) {
         if (!strcmp(mode, "misuse"))
@@ -406,6 +418,108 @@ static void test_std_streams(void)
     unlink(report_path);
 }
 
+/* A locale whose only change from POSIX is the decimal comma (and the
+ * '.' thousands separator) of de_DE, fr_FR, ru_RU ...; its charmap is
+ * ASCII, written out here so that no file of the locales package is
+ * needed. Returns LOCPATH's directory, which holds it as "comma_test". */
+static int make_comma_locale(char *locale_dir, size_t size)
+{
+    char source[300], charmap[300], output[400];
+    snprintf(source, sizeof source, "%s/comma_test.src", dir);
+    snprintf(charmap, sizeof charmap, "%s/ascii.charmap", dir);
+    snprintf(locale_dir, size, "%s/locales", dir);
+    snprintf(output, sizeof output, "%s/comma_test", locale_dir);
+    if (!rt_write_file(source, "LC_NUMERIC\ndecimal_point \"<U002C>\"\nthousands_sep \"<U002E>\"\n"
+                               "grouping 3;3\nEND LC_NUMERIC\n"))
+        return 0;
+    char map[128 * 16 + 128] =
+        "<code_set_name> LIVETRACK_TEST_ASCII\n<comment_char> %\n<escape_char> /\nCHARMAP\n";
+    for (unsigned c = 0; c < 128; c++)
+        snprintf(map + strlen(map), sizeof map - strlen(map), "<U%04X> /x%02x\n", c, c);
+    snprintf(map + strlen(map), sizeof map - strlen(map), "END CHARMAP\n");
+    if (!rt_write_file(charmap, map) || mkdir(locale_dir, 0755) != 0)
+        return 0;
+    char *argv[] = {LIVETRACK_LOCALEDEF, "-i", source, "-f", charmap, output, NULL};
+    rt_child built;
+    if (rt_run(argv, NULL, NULL, &built) != 0)
+        return 0;
+    /* 1: written with warnings (the categories it leaves to POSIX). */
+    int ok = built.status <= 1;
+    if (!ok)
+        rt_child_dump("localedef", &built);
+    rt_child_free(&built);
+    unlink(source);
+    unlink(charmap);
+    return ok;
+}
+
+static void remove_comma_locale(const char *locale_dir)
+{
+    char command[400];
+    snprintf(command, sizeof command, "rm -rf '%s'", locale_dir);
+    CHECK_EQ_INT(system(command), 0);
+}
+
+/* Fields of a CSV row without quoted fields. */
+static unsigned csv_fields(const char *row, size_t length)
+{
+    unsigned fields = 1;
+    for (size_t i = 0; i < length; i++)
+        fields += row[i] == ',';
+    return fields;
+}
+
+static void test_decimal_comma(void)
+{
+    char locale_dir[300], locpath[320], csv_setting[320], csv_path[300];
+    if (!*LIVETRACK_LOCALEDEF || !make_comma_locale(locale_dir, sizeof locale_dir)) {
+        CHECK(!"a decimal-comma locale could be built with localedef (" LIVETRACK_LOCALEDEF ")");
+        return;
+    }
+    int failed_before = check_failed;
+    snprintf(locpath, sizeof locpath, "LOCPATH=%s", locale_dir);
+    snprintf(csv_path, sizeof csv_path, "%s/timeline.csv", dir);
+    snprintf(csv_setting, sizeof csv_setting, "LIVETRACK_CSV=%s", csv_path);
+    const char *const comma[] = {locpath, "LC_ALL=comma_test", csv_setting, "LIVETRACK_PEAK_REPORT=1", NULL};
+    rt_child child;
+    run("6", "0", "locale", comma, &child);
+    expect_status(&child, 0, "a decimal-comma locale");
+    /* The locale took: else this case checks nothing. */
+    CHECK(strstr(child.out, "child locale comma_test 1,5\n") != NULL);
+
+    /* 6 leaks of 256 bytes, 7 live at the peak. */
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 6 leaked objects, 1536 bytes (1.5 KiB), "), 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: at peak 1.8 KiB live in 7 objects ("), 1);
+    char peak_line[400];
+    CHECK(rt_line_starting(child.err, "livetrack: at peak", 0, peak_line, sizeof peak_line));
+    const char *after = strstr(peak_line, " ms after start)");
+    CHECK(after && after - peak_line >= 3 && after[-2] == '.' && strchr("0123456789", after[-1]));
+    if (check_failed > failed_before)
+        rt_child_dump("a decimal-comma locale", &child);
+
+    /* Every row has the header's 21 fields, and time_ms a '.'. */
+    char *csv = rt_read_file(csv_path);
+    CHECK(csv != NULL);
+    unsigned rows = 0;
+    for (const char *row = csv; row && *row; rows++) {
+        const char *end = strchr(row, '\n');
+        size_t length = end ? (size_t)(end - row) : strlen(row);
+        CHECK_EQ_INT(csv_fields(row, length), 21);
+        const char *time = memchr(row, ',', length);
+        size_t digits = time ? strspn(time + 1, "0123456789") : 0;
+        if (rows > 0)
+            CHECK(digits > 0 && time[1 + digits] == '.' && strspn(time + 2 + digits, "0123456789") == 3);
+        row = end ? end + 1 : NULL;
+    }
+    CHECK_EQ_INT(rows, 1 + 8); /* the header, 7 creates, 1 release */
+    if (check_failed > failed_before && csv)
+        fprintf(stderr, "---- the timeline:\n%s", csv);
+    free(csv);
+    unlink(csv_path);
+    rt_child_free(&child);
+    remove_comma_locale(locale_dir);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -415,6 +529,7 @@ int main(int argc, char **argv)
     test_exit_code();
     test_outputs();
     test_std_streams();
+    test_decimal_comma();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");
