@@ -2,8 +2,9 @@
  * Every LIVETRACK_* setting, in one table with its default and meaning.
  * The README's settings table mirrors this one.
  *
- * Values are read once, on first use. A bad value gets one message and
- * the default; it never stops the program.
+ * Values are read once, on first use, and strings are copied then (the
+ * program may overwrite its environment later). A bad value gets one
+ * message and the default; it never stops the program.
  */
 #include <errno.h>
 #include <limits.h>
@@ -73,6 +74,17 @@ static const setting setting_table[] = {
 static lt_settings current;
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 
+/* The string settings' values, copied: getenv's pointer is into the
+ * process's initial environment block, which a program that sets its
+ * process title (setproctitle: nginx, PostgreSQL, Python's setproctitle)
+ * overwrites, and the report paths are read at exit. Static, not
+ * lt_malloc: settings load in a constructor, and a copy that could fail
+ * (LIVETRACK_FAULT_ALLOC_AFTER, a real shortage) would lose the reports.
+ * One buffer per row of the table, to be indexed by it; the rows that are
+ * not strings never touch theirs, and untouched .bss pages cost nothing.
+ * Every string setting is a path, so PATH_MAX bounds them. */
+static char string_values[sizeof setting_table / sizeof setting_table[0]][PATH_MAX];
+
 static void warn_bad(const setting *s, const char *value, const char *expected)
 {
     /* Not lt_diag: that reads the settings being loaded. */
@@ -84,9 +96,22 @@ static int parse_one(const setting *s, const char *value, int complain)
 {
     char *field = (char *)&current + s->offset;
     switch (s->kind) {
-    case SETTING_STRING:
-        *(const char **)field = (value && *value) ? value : NULL;
+    case SETTING_STRING: {
+        char *copy = string_values[s - setting_table];
+        size_t length = value ? strlen(value) : 0;
+        if (length >= sizeof string_values[0]) {
+            if (complain) {
+                char expected[64];
+                snprintf(expected, sizeof expected, "a path of at most %zu bytes", sizeof string_values[0] - 1);
+                warn_bad(s, value, expected);
+            }
+            return 0;
+        }
+        if (length)
+            memcpy(copy, value, length + 1);
+        *(const char **)field = length ? copy : NULL;
         return 1;
+    }
     case SETTING_BOOL:
         if (!strcmp(value, "1") || !strcasecmp(value, "true") || !strcasecmp(value, "yes") || !strcasecmp(value, "on")) {
             *(int *)field = 1;

@@ -17,10 +17,14 @@
  *     numbers with a '.' in its timeline (else one column too many) and
  *     text report: the locale is built here with localedef (libc-bin)
  *     from a source and a charmap this test writes, so it needs no
- *     locales package.
+ *     locales package;
+ *   - a program that sets its process title, overwriting its initial
+ *     environment as setproctitle does, still gets its reports, timeline
+ *     and suppressions from the files its LIVETRACK_* settings named.
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -60,14 +64,37 @@ static void redirect(int fd, const char *path, const char *previous)
     close(opened);
 }
 
-/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|
+/* What setproctitle (nginx, PostgreSQL, Python's setproctitle module)
+ * does to make room for a long title: the environment moves to the heap
+ * and its strings in the initial block are overwritten, here with the
+ * title and zeros. getenv still works; pointers into the block do not. */
+static void set_process_title(const char *title)
+{
+    size_t count = 0;
+    while (environ[count])
+        count++;
+    char **moved = calloc(count + 1, sizeof *moved);
+    if (!moved)
+        exit(2);
+    for (size_t i = 0; i < count; i++)
+        if (!(moved[i] = strdup(environ[i])))
+            exit(2);
+    for (size_t i = 0; i < count; i++)
+        memset(environ[i], 0, strlen(environ[i]));
+    if (count)
+        memcpy(environ[0], title, strnlen(title, strlen(moved[0])));
+    environ = moved;
+}
+
+/* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
  * std-files OUT ERR]". Prints its pid and the leak's line, buffered
  * (stdout is a pipe), so a lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
  * "leaks-misuse" the leaks and a misused call. "locale" first takes the
  * environment's locale, as GTK and Qt programs do, and prints its name
- * and 1.5 in it. "std-files" first sends stdout to OUT and stderr to
- * ERR, and also writes a line to stderr before its first object. */
+ * and 1.5 in it; "title" first sets a process title. "std-files" first
+ * sends stdout to OUT and stderr to ERR, and also writes a line to stderr
+ * before its first object. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -75,6 +102,12 @@ static int child(int argc, char **argv)
         redirect(STDOUT_FILENO, argv[5], NULL);
         redirect(STDERR_FILENO, argv[6], argv[5]);
         fprintf(stderr, "child stderr line\n");
+    }
+    if (!strcmp(mode, "title")) {
+        /* livetrack has read its settings by now (its constructor did) */
+        set_process_title("test_report_exit: a process title");
+        const char *json = getenv("LIVETRACK_JSON");
+        printf("child title set, LIVETRACK_JSON=%s\n", json ? json : "(unset)");
     }
     if (!strcmp(mode, "locale")) {
         const char *name = setlocale(LC_ALL, "");
@@ -272,6 +305,23 @@ static void test_outputs(void)
                                            "file or directory; no leaks are suppressed"),
                  1);
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 3);
+    rt_child_free(&child);
+
+    /* A path longer than any file's (the settings keep a copy of at most
+     * PATH_MAX bytes): one message, and no JSON, as if unset. */
+    static char long_json[PATH_MAX + 64];
+    int prefix = snprintf(long_json, sizeof long_json, "LIVETRACK_JSON=%s/", dir);
+    memset(long_json + prefix, 'j', sizeof long_json - 1 - (size_t)prefix);
+    const char *const too_long[] = {long_json, NULL};
+    run("1", "0", NULL, too_long, &child);
+    expect_status(&child, 0, "a LIVETRACK_JSON longer than PATH_MAX");
+    char too_long_message[128];
+    snprintf(too_long_message, sizeof too_long_message, "\" is not a path of at most %d bytes; using the default \"\"",
+             PATH_MAX - 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: LIVETRACK_JSON=\""), 1);
+    CHECK_EQ_INT(rt_count(child.err, too_long_message), 1);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack: total: 1 leaked object,"), 1);
+    CHECK_EQ_INT(rt_count(child.err, "JSON report"), 0); /* not tried */
     rt_child_free(&child);
 
     /* The message names the file tried: %p expanded. */
@@ -520,6 +570,49 @@ static void test_decimal_comma(void)
     remove_comma_locale(locale_dir);
 }
 
+/* The settings' files after the program overwrote its environment: the
+ * first timeline row comes after that, the suppressions file and the
+ * reports are read and written at exit. */
+static void test_process_title(void)
+{
+    char json_setting[340], output_setting[340], csv_setting[340], suppressions_setting[340];
+    char json_path[300], output_path[300], csv_path[300], suppressions[300];
+    snprintf(json_path, sizeof json_path, "%s/title.json", dir);
+    snprintf(output_path, sizeof output_path, "%s/title.txt", dir);
+    snprintf(csv_path, sizeof csv_path, "%s/title.csv", dir);
+    snprintf(suppressions, sizeof suppressions, "%s/title.supp", dir);
+    snprintf(json_setting, sizeof json_setting, "LIVETRACK_JSON=%s", json_path);
+    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", output_path);
+    snprintf(csv_setting, sizeof csv_setting, "LIVETRACK_CSV=%s", csv_path);
+    snprintf(suppressions_setting, sizeof suppressions_setting, "LIVETRACK_SUPPRESSIONS=%s", suppressions);
+    CHECK(rt_write_file(suppressions, "type:rx_buffer\n"));
+    const char *const settings[] = {json_setting, output_setting, csv_setting, suppressions_setting,
+                                    "LIVETRACK_EXIT_CODE=23", "LIVETRACK_EXIT_REPORT=always", NULL};
+    rt_child child;
+    int failed_before = check_failed;
+    run("2", "0", "title", settings, &child);
+    /* Both leaks suppressed: the program's status, and nothing said. */
+    expect_status(&child, 0, "a process title over the environment");
+    CHECK(strstr(child.out, "child title set, LIVETRACK_JSON=/") != NULL);
+    CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
+
+    char *text = rt_read_file(output_path);
+    CHECK(text && rt_count_lines(text, "livetrack: suppressed: 2 objects (512 bytes) by LIVETRACK_SUPPRESSIONS="));
+    free(text);
+    const char *checks[] = {"r['summary']['leaked_objects'] == 0 and r['summary']['suppressed_objects'] == 2", NULL};
+    CHECK(rt_check_json(json_path, checks));
+    char *csv = rt_read_file(csv_path);
+    CHECK(csv && rt_count_lines(csv, "seq,time_ms,") == 1 && rt_count(csv, ",create,") == 3);
+    free(csv);
+    if (check_failed > failed_before)
+        rt_child_dump("a process title over the environment", &child);
+    rt_child_free(&child);
+    unlink(json_path);
+    unlink(output_path);
+    unlink(csv_path);
+    unlink(suppressions);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -530,6 +623,7 @@ int main(int argc, char **argv)
     test_outputs();
     test_std_streams();
     test_decimal_comma();
+    test_process_title();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");

@@ -116,10 +116,21 @@ static void fuzz_one_setting(const setting *s, const char *value)
     char *old_field = (char *)&before + s->offset;
     size_t field_size = 0;
     switch (s->kind) {
-    case SETTING_STRING:
+    case SETTING_STRING: {
+        /* A copy, not the environment's pointer (a program may overwrite
+         * its environment), of at most PATH_MAX - 1 bytes. */
         field_size = sizeof(const char *);
-        EXPECT(ok && *(const char **)field == (*value ? value : NULL), "%s: string", s->name);
+        size_t length = strlen(value);
+        const char *kept = *(const char **)field;
+        EXPECT(ok == (length < PATH_MAX), "%s: %zu bytes: accepted %d", s->name, length, ok);
+        if (!ok)
+            EXPECT(kept == *(const char **)old_field, "%s: a rejected value changed the setting", s->name);
+        else if (!length)
+            EXPECT(!kept, "%s: \"\" is not unset", s->name);
+        else
+            EXPECT(kept && kept != value && !strcmp(kept, value), "%s=\"%s\": not a copy", s->name, value);
         break;
+    }
     case SETTING_BOOL: {
         field_size = sizeof(int);
         int yes = !strcmp(value, "1") || ieq(value, "true") || ieq(value, "yes") || ieq(value, "on");
