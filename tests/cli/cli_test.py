@@ -904,9 +904,18 @@ def case_run_status():
     livetrack("run", "--", app, "--leak", "0", expect=0, env=armed_env())
     livetrack("run", "--", app, "--signal", "15", expect=128 + 15, env=armed_env())
     livetrack("run", "--", app, "--signal", "9", expect=128 + 9, env=armed_env())
-    # SIGTERM to livetrack reaches the program, and its death is the status
-    process = subprocess.Popen([args.livetrack, "run", "--api", "opencl", "--", "sleep", "30"])
-    time.sleep(0.5)
+    # SIGTERM to livetrack reaches the program, and its death is the status. Sent once the program runs (it
+    # makes `started`, then becomes sleep): livetrack blocks SIGTERM before it starts the program, where a
+    # SIGTERM that came earlier ends livetrack itself, however long a loaded host takes to get there.
+    started = work("sigterm.started")
+    if os.path.exists(started):
+        os.remove(started)
+    process = subprocess.Popen([args.livetrack, "run", "--api", "opencl", "--", "/bin/sh", "-c",
+                                ': > "$0" && exec sleep 30', started])
+    deadline = time.monotonic() + 30
+    while not os.path.exists(started) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    check(os.path.exists(started), "run: the program did not start within 30 s: status %s" % process.poll())
     process.terminate()
     check(process.wait(timeout=30) == 128 + 15, "SIGTERM was not passed on: status %s" % process.returncode)
     # --fail-on-leak: N when something leaked, the program's status otherwise
