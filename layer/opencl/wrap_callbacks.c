@@ -15,6 +15,7 @@
  * outliving the driver's object would make reports query freed memory.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "entry_points.h"
@@ -22,42 +23,82 @@
 /* Each callback goes to the driver as a trampoline with a record of the
  * program's function and data. Records wait in a list until their
  * callback runs: a callback that never runs (its event freed first, see
- * above) leaves its record reachable, not leaked. */
+ * above) leaves its record reachable, not leaked.
+ *
+ * A program may set a callback on every command it enqueues, from many
+ * threads, while the driver's thread runs them. So the list is striped:
+ * threads take stripes in turn and list their records in their own, and
+ * a callback drops its record from the stripe it came from. A setter
+ * thus shares its stripe's lock with the callbacks of its own records
+ * (and, past PENDING_STRIPES threads, with a few other threads), not
+ * with every thread's. A dropped record is kept for its stripe's next
+ * callback (up to SPARES_PER_STRIPE), so that setting one costs no
+ * malloc and running it no free; spares stay reachable as well. */
 typedef struct pending_callback {
     void(CL_CALLBACK *event_notify)(cl_event, cl_int, void *); /* or: */
     ltcl_svm_free_fn svm_free;
     void *user_data;
-    struct pending_callback *previous, *next;
+    struct pending_callback *previous, *next; /* a spare: next only */
+    unsigned stripe;
 } pending_callback;
 
-static pending_callback pending_list = {NULL, NULL, NULL, &pending_list, &pending_list};
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t pending_lock_forks = PTHREAD_ONCE_INIT;
+enum { PENDING_STRIPES = 16, SPARES_PER_STRIPE = 64 };
+
+typedef struct pending_stripe {
+    pthread_mutex_t lock;
+    pending_callback listed; /* the list's head: previous is its last */
+    pending_callback *spares;
+    unsigned spare_count;
+} __attribute__((aligned(64))) pending_stripe;
+
+static pending_stripe stripes[PENDING_STRIPES];
+static pthread_once_t stripes_ready = PTHREAD_ONCE_INIT;
+static atomic_uint stripes_taken;
+static _Thread_local unsigned thread_stripe_plus_one; /* 0: this thread has none yet */
 
 /* A child forked while another thread was (un)listing a callback would
- * inherit the lock held by a thread it does not have, and hang at its
- * first clSetEventCallback: fork() waits for the list to be whole. */
-static void lock_pending(void) { pthread_mutex_lock(&pending_lock); }
-static void unlock_pending(void) { pthread_mutex_unlock(&pending_lock); }
-static void watch_forks(void) { pthread_atfork(lock_pending, unlock_pending, unlock_pending); }
-
-static void list_pending(pending_callback *pending)
+ * inherit that stripe's lock held by a thread it does not have, and hang
+ * at its first clSetEventCallback: fork() waits for every stripe to be
+ * whole. No other code holds two stripe locks, so the order is free. */
+static void lock_stripes(void)
 {
-    pthread_once(&pending_lock_forks, watch_forks); /* before the first lock, so none is missed */
-    pthread_mutex_lock(&pending_lock);
-    pending->next = &pending_list;
-    pending->previous = pending_list.previous;
-    pending_list.previous->next = pending;
-    pending_list.previous = pending;
-    pthread_mutex_unlock(&pending_lock);
+    for (unsigned i = 0; i < PENDING_STRIPES; i++)
+        pthread_mutex_lock(&stripes[i].lock);
 }
 
-static void unlist_pending(pending_callback *pending)
+static void unlock_stripes(void)
 {
-    pthread_mutex_lock(&pending_lock);
-    pending->previous->next = pending->next;
-    pending->next->previous = pending->previous;
-    pthread_mutex_unlock(&pending_lock);
+    for (unsigned i = PENDING_STRIPES; i-- > 0;)
+        pthread_mutex_unlock(&stripes[i].lock);
+}
+
+/* Before the first lock, so that fork() misses none. */
+static void make_stripes(void)
+{
+    for (unsigned i = 0; i < PENDING_STRIPES; i++) {
+        pthread_mutex_init(&stripes[i].lock, NULL);
+        stripes[i].listed.previous = stripes[i].listed.next = &stripes[i].listed;
+    }
+    pthread_atfork(lock_stripes, unlock_stripes, unlock_stripes);
+}
+
+static unsigned this_thread_stripe(void)
+{
+    if (!thread_stripe_plus_one) {
+        pthread_once(&stripes_ready, make_stripes);
+        thread_stripe_plus_one = atomic_fetch_add_explicit(&stripes_taken, 1, memory_order_relaxed) %
+                                     PENDING_STRIPES + 1;
+    }
+    return thread_stripe_plus_one - 1;
+}
+
+/* Under the stripe's lock. */
+static void link_pending(pending_stripe *stripe, pending_callback *pending)
+{
+    pending->next = &stripe->listed;
+    pending->previous = stripe->listed.previous;
+    stripe->listed.previous->next = pending;
+    stripe->listed.previous = pending;
 }
 
 /* A record for the program's callback, listed; NULL without memory, and
@@ -65,18 +106,49 @@ static void unlist_pending(pending_callback *pending)
  * only costs diagnostics inside it. */
 static pending_callback *new_pending(void *user_data)
 {
-    pending_callback *pending = calloc(1, sizeof *pending);
+    unsigned index = this_thread_stripe();
+    pending_stripe *stripe = &stripes[index];
+    pthread_mutex_lock(&stripe->lock);
+    pending_callback *pending = stripe->spares;
     if (pending) {
-        pending->user_data = user_data;
-        list_pending(pending);
+        stripe->spares = pending->next;
+        stripe->spare_count--;
+        link_pending(stripe, pending);
     }
+    pthread_mutex_unlock(&stripe->lock);
+    if (!pending) { /* malloc outside the lock, which the driver's thread may be waiting for */
+        pending = malloc(sizeof *pending);
+        if (!pending)
+            return NULL;
+        pthread_mutex_lock(&stripe->lock);
+        link_pending(stripe, pending);
+        pthread_mutex_unlock(&stripe->lock);
+    }
+    /* Only this thread uses the fields until the driver has the record. */
+    pending->event_notify = NULL;
+    pending->svm_free = NULL;
+    pending->user_data = user_data;
+    pending->stripe = index;
     return pending;
 }
 
+/* On whichever thread the callback ran: the record goes back to its own stripe. */
 static void drop_pending(pending_callback *pending)
 {
-    unlist_pending(pending);
-    free(pending);
+    pending_stripe *stripe = &stripes[pending->stripe];
+    pending_callback *to_free = NULL;
+    pthread_mutex_lock(&stripe->lock);
+    pending->previous->next = pending->next;
+    pending->next->previous = pending->previous;
+    if (stripe->spare_count < SPARES_PER_STRIPE) {
+        pending->next = stripe->spares;
+        stripe->spares = pending;
+        stripe->spare_count++;
+    } else {
+        to_free = pending;
+    }
+    pthread_mutex_unlock(&stripe->lock);
+    free(to_free);
 }
 
 /* What the callbacks this thread is running were handed: a callback may

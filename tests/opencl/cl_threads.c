@@ -4,6 +4,12 @@
  * thread runs Reports. Each worker keeps every KEEP_EVERY-th object; at
  * the end the registry holds exactly those (per type, and their bytes),
  * and after they are released it is back to where it started.
+ *
+ * Then threads set a completion callback on every command they enqueue
+ * while pocl's threads run them (the layer's striped list of pending
+ * callbacks, wrap_callbacks.c): each callback runs exactly once, and
+ * under ASan nothing leaks, not even the records of callbacks that never
+ * run.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -150,6 +156,89 @@ static void *race_events(void *arg)
     return NULL;
 }
 
+enum { SETTERS = 4, CALLBACKS_PER_SETTER = 2000, ORPHANS_PER_SETTER = 3 };
+
+static atomic_int callback_runs[SETTERS][CALLBACKS_PER_SETTER];
+static atomic_int callbacks_run_total;
+static atomic_int orphan_callbacks_run;
+
+static void CL_CALLBACK count_run(cl_event event, cl_int status, void *slot)
+{
+    (void)event, (void)status;
+    atomic_fetch_add((atomic_int *)slot, 1);
+    atomic_fetch_add(&callbacks_run_total, 1);
+}
+
+typedef struct setter_state {
+    int id;
+    cl_context context;
+    cl_command_queue queue;
+    int errors;
+} setter_state;
+
+/* Mostly markers, whose callbacks pocl runs on a thread of its own; every
+ * eighth a user event completed here, whose callback may run right here. */
+static void *set_callbacks(void *arg)
+{
+    setter_state *s = arg;
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < CALLBACKS_PER_SETTER; i++) {
+        cl_event event = NULL;
+        int user = i % 8 == 7;
+        if (user)
+            event = clCreateUserEvent(s->context, &err);
+        else
+            err = clEnqueueMarkerWithWaitList(s->queue, 0, NULL, &event);
+        if (!event || err != CL_SUCCESS) {
+            s->errors++;
+            continue;
+        }
+        s->errors += clSetEventCallback(event, CL_COMPLETE, count_run, &callback_runs[s->id][i]) != CL_SUCCESS;
+        if (user)
+            s->errors += clSetUserEventStatus(event, CL_COMPLETE) != CL_SUCCESS;
+        s->errors += clReleaseEvent(event) != CL_SUCCESS;
+        if (i % 500 == 499)
+            s->errors += clFlush(s->queue) != CL_SUCCESS;
+    }
+    /* Released with no status: pocl frees them, and their callbacks never run. */
+    for (int i = 0; i < ORPHANS_PER_SETTER; i++) {
+        cl_event orphan = clCreateUserEvent(s->context, &err);
+        if (!orphan || err != CL_SUCCESS) {
+            s->errors++;
+            continue;
+        }
+        s->errors += clSetEventCallback(orphan, CL_COMPLETE, count_run, &orphan_callbacks_run) != CL_SUCCESS;
+        s->errors += clReleaseEvent(orphan) != CL_SUCCESS;
+    }
+    return NULL;
+}
+
+static void check_callbacks_from_threads(ct_env *env)
+{
+    pthread_t setters[SETTERS];
+    setter_state states[SETTERS];
+    for (int t = 0; t < SETTERS; t++) {
+        states[t] = (setter_state){t, env->context, env->queue, 0};
+        CHECK_EQ_INT(pthread_create(&setters[t], NULL, set_callbacks, &states[t]), 0);
+    }
+    for (int t = 0; t < SETTERS; t++) {
+        pthread_join(setters[t], NULL);
+        CHECK_EQ_INT(states[t].errors, 0);
+    }
+    ct_quiesce(env);
+    for (int waited_ms = 0; atomic_load(&callbacks_run_total) < SETTERS * CALLBACKS_PER_SETTER && waited_ms < 10000;
+         waited_ms++)
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    printf("%d callbacks set from %d threads ran\n", atomic_load(&callbacks_run_total), SETTERS);
+    CHECK_EQ_INT(atomic_load(&callbacks_run_total), SETTERS * CALLBACKS_PER_SETTER);
+    int not_once = 0;
+    for (int t = 0; t < SETTERS; t++)
+        for (int i = 0; i < CALLBACKS_PER_SETTER; i++)
+            not_once += atomic_load(&callback_runs[t][i]) != 1;
+    CHECK_EQ_INT(not_once, 0);
+    CHECK_EQ_INT(atomic_load(&orphan_callbacks_run), 0);
+}
+
 int main(void)
 {
     ct_env env;
@@ -270,6 +359,10 @@ int main(void)
     CHECK_EQ_INT(atomic_load(&callback_overlaps), 0);
     /* and listed none the program had released by the time it asked */
     CHECK_EQ_INT(atomic_load(&callback_zero_counts), 0);
+    CHECK_EQ_INT(ct_registry_count(NULL), start_all);
+
+    /* ---- Callbacks set from many threads ---- */
+    check_callbacks_from_threads(&env);
     CHECK_EQ_INT(ct_registry_count(NULL), start_all);
 
     ct_teardown(&env);
