@@ -6,9 +6,11 @@ of their output must not.
 
 - it passes no LIVETRACK_* setting, OpenCL layer or Level Zero loader layer
   of the caller's environment to a benchmark;
-- the stress section stops when the layer did not load (the loader skips a
-  layer it cannot load, and "the layer's share" would compare two runs
-  without it);
+- the stress section, and each OpenCL side, stop when the layer they ran
+  with did not load (the loader skips a layer it cannot load, and "the
+  layer's share" would compare two runs without it);
+- each OpenCL figure is the median of its side's samples, ratio and norm
+  taken against the side without a layer;
 - a target whose section ran but printed no figure reads MISSING and makes
   --check fail;
 - a loop one OpenCL side never printed is left out, not computed as 0
@@ -57,24 +59,38 @@ def fake_build(root):
     script(os.path.join(root, "bench/bench_stress"),
            'echo "# bench_stress layer no stack_depth 0 rate 0 size 0 free_ratio 1 threads 1 seconds 1"\n'
            'echo "achieved_rate 1000 creates/s"\necho "rss_growth_per_1m 0 KiB"\n')
-    # OpenCL: each side says which layer it has; the 16-frame side never
-    # prints the workload loop.
+    # OpenCL: each side says which layer it has (but see broken_side) and
+    # prints its own figures, so that a ratio or norm computed from the
+    # wrong sides, or upside down, shows. Per loop three samples, the first
+    # an outlier only a median ignores: ns through the loader, ns direct.
+    #   off 100/100, floor 110/100, cs0 150/120, cs16 190/100:
+    #   ratio cs0 1.50, cs16 1.90; norm cs0 1.25, cs16 1.90, floor 1.10.
+    # The 16-frame side never prints the workload loop. A side named in
+    # bench/broken_side says the wrong layer (a file: bench/run clears
+    # the environment).
     script(os.path.join(root, "bench/bench_opencl"),
            'case "${OPENCL_LAYERS:-}" in\n'
-           '  "") echo "# layer no" ;;\n'
-           '  *passthrough*) echo "# layer passthrough" ;;\n'
-           '  *) echo "# layer yes" ;;\n'
+           '  "") side=off layer=no wrong=yes; figures="100 100" ;;\n'
+           '  *passthrough*) side=floor layer=passthrough wrong=no; figures="110 100" ;;\n'
+           '  *) side=cs${LIVETRACK_STACK_DEPTH:-16} layer=yes wrong=no\n'
+           '     figures=$([ "$side" = cs0 ] && echo "150 120" || echo "190 100") ;;\n'
            'esac\n'
-           'for loop in buffer_create_release user_event_retain_release marker_event_release; do\n'
-           '  echo "$loop 1000 100 100"\n'
-           'done\n'
-           '[ "${LIVETRACK_STACK_DEPTH:-}" = 16 ] || echo "workload_kernels 1000 100 100"\n')
+           'broken=$(cat "$(dirname "$0")/broken_side" 2>/dev/null || true)\n'
+           '[ "$broken" = "$side" ] && layer=$wrong\n'
+           'echo "# layer $layer"\n'
+           'loops="buffer_create_release user_event_retain_release marker_event_release"\n'
+           '[ "$side" = cs16 ] || loops="$loops workload_kernels"\n'
+           'for loop in $loops; do\n'
+           '  echo "$loop 1000 9999 1"; echo "$loop 1000 $figures"; echo "$loop 1000 $figures"\n'
+           'done\n')
     return root
 
 
 def run_bench(source, build, *options, env_extra=None):
     env = dict(os.environ)
     env.update(env_extra or {})
+    # bench/run's raw directories go beside the fake build, not into /tmp.
+    env["TMPDIR"] = os.path.join(os.path.dirname(build), "raw")
     return subprocess.run([os.path.join(source, "bench/run"), build, "--quick", *options], env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
 
@@ -89,6 +105,8 @@ def main():
     parser.add_argument("--work", required=True)
     args = parser.parse_args()
     build = fake_build(os.path.join(args.work, "fake_build"))
+    shutil.rmtree(os.path.join(args.work, "raw"), ignore_errors=True)
+    os.makedirs(os.path.join(args.work, "raw"))
 
     # 1. The caller's settings stay out; the missing registry figures are
     #    MISSING, and --check fails on them.
@@ -112,15 +130,38 @@ def main():
           "a stress run without the layer was accepted (exit %d)\n%s%s"
           % (result.returncode, result.stdout[-600:], result.stderr))
 
-    # 3. A loop the 16-frame side never printed.
+    # 3. Each side's figures where they belong; a loop the 16-frame side
+    #    never printed.
     result = run_bench(args.source, build, "--only", "opencl", "--rounds", "1", "--check")
+    row = target_line(result.stdout, "buffer_create_release").split()
+    # loop, off/cs0/cs16 ns, cs0 ratio, cs0 norm, cs16 ratio, cs16 norm, floor norm, cs0 / floor
+    check(row[1:] == ["100.0", "150.0", "190.0", "1.50", "1.25", "1.90", "1.90", "1.10", "1.14"],
+          "the buffer loop's medians, ratios and norms read: %r" % row)
     workload = target_line(result.stdout, "16-frame call sites, real workload")
     check(workload.rstrip().endswith("MISSING"), "a workload loop without 16-frame samples reads: %r" % workload)
     check("loop workload_kernels has no samples from every side" in result.stderr,
           "no word on the loop left out:\n" + result.stderr)
     buffer = target_line(result.stdout, "16-frame call sites, buffer")
-    check(buffer.rstrip().endswith("PASS"), "a loop every side printed is not judged: %r" % buffer)
+    check(buffer.split()[-4:] == ["1.900", "<=", "2.0", "PASS"], "the 16-frame buffer target reads: %r" % buffer)
+    tracking = target_line(result.stdout, "tracking only (cs0), buffer")
+    check(tracking.split()[-4:] == ["1.250", "<=", "1.10", "MISS"],
+          "the tracking-only buffer target reads: %r" % tracking)
     check(result.returncode == 4, "--check with the workload missing exited %d, not 4" % result.returncode)
+
+    # 4. An OpenCL side whose layer is not the one it was run with: the
+    #    loader skips a layer it cannot load, and the norms would compare
+    #    runs without it.
+    broken_path = os.path.join(build, "bench/broken_side")
+    for side, message in [("cs0", "the layer did not load"), ("cs16", "the layer did not load"),
+                          ("floor", "the pass-through layer did not load"),
+                          ("off", "a layer is loaded in the run without it")]:
+        with open(broken_path, "w") as f:
+            f.write(side + "\n")
+        result = run_bench(args.source, build, "--only", "opencl", "--rounds", "1")
+        check(result.returncode == 1 and message in result.stderr,
+              "an OpenCL %s side with the wrong layer was accepted (exit %d)\n%s%s"
+              % (side, result.returncode, result.stdout[-600:], result.stderr))
+    os.remove(broken_path)
 
     print("bench_run_script: %d failed" % len(failures))
     return 1 if failures else 0
