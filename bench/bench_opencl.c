@@ -6,7 +6,9 @@
  * Usage: bench_opencl [--samples N] [--scale X] [--depth N] [--path P] [--loop NAME]...
  *   --samples N  timed samples per loop (default 5), after one untimed warm-up;
  *                the workload loop takes a third as many (at least 1)
- *   --scale X    multiply every loop's iteration count by X (default 1)
+ *   --scale X    multiply every loop's iteration count by X (default 1), but
+ *                the fixed ones': the live-set loops' 100k buffers and the
+ *                workload's 10k kernels
  *   --depth N    run the loops N frames deeper than main (default 20), so a
  *                16-frame call-site capture walks 16 real frames, as it
  *                would in an application, not 4
@@ -207,14 +209,18 @@ static const struct {
     loop_fn run;
     long iterations;       /* per sample, at --scale 1 */
     long sample_divisor;   /* long loops take fewer samples */
-    int fixed;             /* 1: --scale does not apply (the workload is 10k kernels) */
+    int fixed;             /* 1: --scale does not apply (the count is what the loop measures) */
     const char *describes; /* for --help */
 } loops[] = {
     {"buffer_create_release", loop_buffer, 100000, 1, 0, "clCreateBuffer(64 B) + clReleaseMemObject"},
     {"user_event_retain_release", loop_user_event, 75000, 1, 0, "clCreateUserEvent, clRetainEvent, clReleaseEvent x2"},
     {"marker_event_release", loop_marker, 10000, 1, 0, "clEnqueueMarkerWithWaitList + clReleaseEvent"},
-    {"live100k_release_fifo", loop_live_fifo, 100000, 1, 0, "100k live buffers, released oldest first (ns per buffer)"},
-    {"live100k_release_random", loop_live_random, 100000, 1, 0, "100k live buffers, released in random order"},
+    /* The size of the live set is what these measure (hash chains, cache
+     * misses), so it must not shrink with --scale either. */
+    {"live100k_release_fifo", loop_live_fifo, 100000, 1, 1,
+     "100k live buffers, released oldest first (ns per buffer; --scale does not apply)"},
+    {"live100k_release_random", loop_live_random, 100000, 1, 1,
+     "100k live buffers, released in random order (--scale does not apply)"},
     /* The program build (~50 ms from pocl's cache here) is part of the
      * workload, so the kernel count must not shrink with --scale. */
     {"workload_kernels", loop_workload, 10000, 3, 1,
@@ -234,6 +240,13 @@ static void usage(int status)
     exit(status);
 }
 
+/* Iterations per sample of loop l at this --scale. */
+static long loop_iterations(size_t l, double scale)
+{
+    long iterations = loops[l].fixed ? loops[l].iterations : (long)((double)loops[l].iterations * scale);
+    return iterations < 1 ? 1 : iterations;
+}
+
 typedef struct run_args {
     bench_env *env;
     const int *selected;
@@ -251,9 +264,7 @@ static long run_loops(void *arg)
     for (size_t l = 0; l < LOOP_COUNT; l++) {
         if (run->any_selected && !run->selected[l])
             continue;
-        long iterations = loops[l].fixed ? loops[l].iterations : (long)((double)loops[l].iterations * run->scale);
-        if (iterations < 1)
-            iterations = 1;
+        long iterations = loop_iterations(l, run->scale);
         long samples = (run->samples + loops[l].sample_divisor - 1) / loops[l].sample_divisor;
         /* warm-up: pools, caches, lazy initialisation, pocl's kernel cache */
         for (int direct = 0; direct < 2; direct++)
@@ -350,11 +361,11 @@ int main(int argc, char **argv)
         .enqueue_kernel = driver->clEnqueueNDRangeKernel,
     };
 
-    /* Scratch for the live-set loops at this scale (warm-ups are smaller). */
+    /* Scratch for the live-set loops (warm-ups are smaller). */
     for (size_t l = 0; l < LOOP_COUNT; l++) {
         if (loops[l].run != loop_live_fifo && loops[l].run != loop_live_random)
             continue;
-        size_t need = (size_t)((double)loops[l].iterations * scale) + 1;
+        size_t need = (size_t)loop_iterations(l, scale) + 1;
         if (need > env.live_capacity)
             env.live_capacity = need;
     }
