@@ -25,7 +25,9 @@ typedef struct lt_peak_info {
 } lt_peak_info;
 /* 1 with the peak in *out (all 0 when no object was ever live); 0 when
  * objects were live but livetrack ran out of memory keeping or copying
- * their set: there is no peak set to report. */
+ * their set: there is no peak set to report. A set that is empty for
+ * another reason (its objects released on another thread before it was
+ * due) is returned, approximate, under the marks. */
 int lt_peak_get(lt_peak_info *out);
 
 /* The registry's side: every object that becomes live or dies. */

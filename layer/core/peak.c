@@ -97,6 +97,13 @@ static uint64_t set_lives[LT_SHARD_COUNT];
  * misses it, and the set takes it from the shard's ring instead. */
 static uint32_t set_restores[LT_SHARD_COUNT];
 static uint64_t set_objects, set_bytes, set_ticks;
+/* The last copy or update of the set ran out of memory (and none has
+ * worked since): an empty set is then one livetrack lost, not one it
+ * never got to copy. The latter happens without any failure when another
+ * thread releases the objects of a new high before their creating thread
+ * marked it pending (it does so only once they are findable): the
+ * release sees nothing pending, and nothing dies after it. */
+static int set_lost;
 /* The set: call sites in open addressing. A slot is taken when its
  * domain is not 0 (no object has domain 0), and stays taken when its
  * count drops to 0, so probe sequences never break; growing the table
@@ -292,6 +299,7 @@ static void settle_set(uint64_t objects, uint64_t bytes, int exact, int moment)
     set_bytes = bytes;
     set_ticks = key_ticks;
     set_current = 1;
+    set_lost = 0;
 }
 
 /* The set now holds shard i as it is; the caller holds its lock. Every
@@ -348,6 +356,7 @@ static void copy_set(int only_higher)
     lt_site_count *table = lt_calloc(slots, sizeof *table);
     if (!table) {
         lt_registry_unlock_all();
+        set_lost = 1;
         lt_out_of_memory("the peak's live set");
         return;
     }
@@ -360,6 +369,7 @@ static void copy_set(int only_higher)
             if (!site) {
                 lt_registry_unlock_all();
                 lt_free(table);
+                set_lost = 1;
                 lt_out_of_memory("the peak's live set");
                 return;
             }
@@ -487,6 +497,7 @@ static int update_set(void)
         set_slots = set_taken = 0;
         set_objects = set_bytes = 0; /* the report states the set's totals: those of no sites */
         set_current = 0;
+        set_lost = 1;
         lt_out_of_memory("the peak's live set");
         return 0;
     }
@@ -561,10 +572,13 @@ int lt_peak_get(lt_peak_info *out)
         copy_set(1);
     }
     lt_peak_marks(&out->objects, &out->bytes); /* after copy_set, which may raise them */
-    /* Objects were live, yet no set of them is kept: every copy ran out
-     * of memory, or an update did and dropped the set. That is no peak
-     * set, not one of nothing at time 0. */
-    if (out->objects && !set_objects) {
+    /* Objects were live, yet no set of them is kept because the last copy
+     * ran out of memory, or an update did and dropped the set: that is no
+     * peak set, not one of nothing at time 0. Without a failure an empty
+     * set stays what it is, an approximate one under the marks: its
+     * objects died on another thread before a set of them was due (see
+     * set_lost). */
+    if (set_lost && out->objects && !set_objects) {
         lt_spin_unlock(&lock);
         memset(out, 0, sizeof *out);
         return 0;
