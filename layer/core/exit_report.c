@@ -37,23 +37,61 @@ typedef struct report_file {
     char path[4096]; /* %p expanded, for messages: the file tried */
 } report_file;
 
+/* stdout and stderr as they were when livetrack was loaded: the C
+ * library's own FILE objects, which outlive an fclose (glibc and musl keep
+ * the three standard ones in static storage). A program may point stdout
+ * at a FILE of its own (glibc lets it assign the variable) and free that
+ * with fclose: such a stream is never touched at exit. */
+static FILE *stdout_as_loaded, *stderr_as_loaded;
+
+__attribute__((constructor)) static void note_std_streams(void)
+{
+    stdout_as_loaded = stdout;
+    stderr_as_loaded = stderr;
+}
+
+/* Write out what the program has buffered in `stream` (stdout or stderr,
+ * on descriptor `fd`) when that descriptor writes to `report_file`:
+ * exit() flushes it only after this destructor, so it would come after
+ * the report. Best effort, never waiting:
+ *  - a stream whose descriptor is closed or another file is left alone:
+ *    an atexit handler may have closed the stream (gnulib's close_stdout
+ *    does), and a closed FILE must not be used. fclose closed its
+ *    descriptor too, and livetrack's own descriptors never take 0-2
+ *    (std_fds.c). Only a program that closes stdout and then opens the
+ *    report's file again on descriptor 1 gets its closed stdout flushed:
+ *    glibc and musl keep a closed standard stream, emptied, and flushing
+ *    it writes nothing;
+ *  - the stream's lock is tried, never waited for: another thread may hold
+ *    it for as long as it likes (blocked in a write to a full pipe). Not
+ *    fflush(NULL) either: it waits for every stream's lock, stdin's too,
+ *    which a thread blocked in fgets(stdin) holds until a line comes: the
+ *    process would hang at exit. A stream left so is flushed by exit()
+ *    after the report. */
+static void flush_program_stream(FILE *stream, FILE *as_loaded, int fd, const struct stat *report_file)
+{
+    if (!stream || stream != as_loaded || !lt_fd_still_is(fd, report_file) || ftrylockfile(stream) != 0)
+        return;
+    fflush_unlocked(stream);
+    funlockfile(stream);
+}
+
 /* Open a %p path for writing; file NULL (and a message) when it cannot be.
  * A file the program's stdout or stderr writes to is appended to, after
- * the program's buffered output is flushed: exit() flushes it only after
- * this destructor, and it would then land on the report, or (from a
- * descriptor opened without O_APPEND) over its start. fflush(NULL), not
- * fflush(stdout): it walks only the open streams (an atexit handler may
- * have closed stdout, as gnulib's close_stdout does), and the program may
- * write fd 1 through a FILE of its own. It waits for each stream's lock,
- * so it is done only when a report shares a standard stream's file. */
+ * what the program buffered for it there is flushed (flush_program_stream).
+ * Only stdout and stderr are: a FILE the program opened itself on such a
+ * file is flushed by exit() after the report. */
 static report_file open_output(const char *pattern, const char *what, int fall_back_to_stderr)
 {
     report_file out = {NULL, NULL, ""};
     int error = ENAMETOOLONG;
     if (lt_expand_path(pattern, out.path, sizeof out.path)) {
         lt_output_kind kind = lt_output_kind_of(out.path);
-        if (kind == LT_OUTPUT_STD_STREAM)
-            fflush(NULL);
+        struct stat report_file;
+        if (kind == LT_OUTPUT_STD_STREAM && stat(out.path, &report_file) == 0) {
+            flush_program_stream(stdout, stdout_as_loaded, STDOUT_FILENO, &report_file);
+            flush_program_stream(stderr, stderr_as_loaded, STDERR_FILENO, &report_file);
+        }
         out.file = fopen(out.path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
         error = errno;
     } else {

@@ -12,7 +12,8 @@
  *     LIVETRACK_MAX_DIAGNOSTICS=0 silences none of these messages;
  *   - a report or timeline path that names the program's own stdout or
  *     stderr, redirected to a file, adds to what the program wrote there
- *     instead of emptying it or being overwritten by its late flush;
+ *     instead of emptying it or being overwritten by its late flush; with
+ *     another thread blocked reading stdin the program still exits;
  *   - a program that sets a locale with a decimal comma still gets
  *     numbers with a '.' in its timeline (else one column too many) and
  *     text report: the locale is built here with localedef (libc-bin)
@@ -26,6 +27,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <locale.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -64,6 +66,29 @@ static void redirect(int fd, const char *path, const char *previous)
     close(opened);
 }
 
+/* Reads a line from stdin, a pipe nobody writes to: it waits in fgets,
+ * holding stdin's lock, until the process ends. */
+static void *read_stdin(void *unused)
+{
+    (void)unused;
+    char line[64];
+    return fgets(line, sizeof line, stdin);
+}
+
+/* Gives stdin a pipe whose writing end stays open and starts a thread
+ * reading it; returns once that thread holds stdin's lock. */
+static void start_stdin_reader(void)
+{
+    int ends[2];
+    pthread_t reader;
+    if (pipe(ends) != 0 || dup2(ends[0], STDIN_FILENO) < 0 || pthread_create(&reader, NULL, read_stdin, NULL) != 0)
+        exit(125);
+    while (ftrylockfile(stdin) == 0) {
+        funlockfile(stdin);
+        usleep(1000);
+    }
+}
+
 /* What setproctitle (nginx, PostgreSQL, Python's setproctitle module)
  * does to make room for a long title: the environment moves to the heap
  * and its strings in the initial block are overwritten, here with the
@@ -87,21 +112,27 @@ static void set_process_title(const char *title)
 }
 
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
- * std-files OUT ERR]". Prints its pid and the leak's line, buffered
+ * std-files OUT ERR|stdin-reader OUT ERR]". Prints its pid and the leak's line, buffered
  * (stdout is a pipe), so a lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
  * "leaks-misuse" the leaks and a misused call. "locale" first takes the
  * environment's locale, as GTK and Qt programs do, and prints its name
  * and 1.5 in it; "title" first sets a process title. "std-files" first
  * sends stdout to OUT and stderr to ERR, and also writes a line to stderr
- * before its first object. */
+ * before its first object; "stdin-reader" does too, and then leaves a
+ * thread blocked reading stdin (an interactive console) when it returns:
+ * if its exit hangs, SIGALRM ends it after 20 s. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
-    if (!strcmp(mode, "std-files") && argc > 6) {
+    if ((!strcmp(mode, "std-files") || !strcmp(mode, "stdin-reader")) && argc > 6) {
         redirect(STDOUT_FILENO, argv[5], NULL);
         redirect(STDERR_FILENO, argv[6], argv[5]);
         fprintf(stderr, "child stderr line\n");
+    }
+    if (!strcmp(mode, "stdin-reader")) {
+        alarm(20);
+        start_stdin_reader();
     }
     if (!strcmp(mode, "title")) {
         /* livetrack has read its settings by now (its constructor did) */
@@ -468,6 +499,37 @@ static void test_std_streams(void)
     unlink(report_path);
 }
 
+/* A report on the program's stderr while another thread sits in
+ * fgets(stdin), holding stdin's lock: flushing the program's streams
+ * before the report must not wait for that lock (fflush(NULL) did, and
+ * the process never ended). */
+static void test_std_streams_stdin_held(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300];
+    snprintf(out_path, sizeof out_path, "%s/reader.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/reader.err", dir);
+    char *argv[] = {(char *)rt_self(), "child", "1", "0", "stdin-reader", out_path, err_path, NULL};
+    const char *const on_stderr[] = {"LIVETRACK_OUTPUT=/dev/stderr", NULL};
+    int failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, on_stderr, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0); /* 128 + SIGALRM: it hung at exit */
+    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
+    CHECK(out && rt_count_lines(out, "child line ") == 1);
+    CHECK(err && !strncmp(err, "child stderr line\n", 18));
+    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+    CHECK(err && rt_count_lines(err, total) == 1);
+    if (check_failed != failed_before) {
+        rt_child_dump("a report on stderr with stdin held", &child);
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
+    }
+    free(out);
+    free(err);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+}
+
 /* A locale whose only change from POSIX is the decimal comma (and the
  * '.' thousands separator) of de_DE, fr_FR, ru_RU ...; its charmap is
  * ASCII, written out here so that no file of the locales package is
@@ -622,6 +684,7 @@ int main(int argc, char **argv)
     test_exit_code();
     test_outputs();
     test_std_streams();
+    test_std_streams_stdin_held();
     test_decimal_comma();
     test_process_title();
     if (!check_failed)
