@@ -50,6 +50,15 @@ __attribute__((constructor)) static void note_std_streams(void)
     stderr_as_loaded = stderr;
 }
 
+/* Set when flushing the program's stream failed on a pipe whose reader
+ * has gone. That flush runs inside the report's pipe guard, which takes
+ * back the SIGPIPE it raised; without the report, exit()'s own flush of
+ * that stream would have raised it, and a program that leaves SIGPIPE
+ * to its default action would have died of it (status 141, which `set -o
+ * pipefail` scripts see). So it is raised again once the report is
+ * written and the guard is over. */
+static int program_write_broke_pipe;
+
 /* Write out what the program has buffered in `stream` (stdout or stderr,
  * on descriptor `fd`) when that descriptor writes to `report_file`:
  * exit() flushes it only after this destructor, so it would come after
@@ -72,7 +81,8 @@ static void flush_program_stream(FILE *stream, FILE *as_loaded, int fd, const st
 {
     if (!stream || stream != as_loaded || !lt_fd_still_is(fd, report_file) || ftrylockfile(stream) != 0)
         return;
-    fflush_unlocked(stream);
+    if (fflush_unlocked(stream) != 0 && errno == EPIPE)
+        program_write_broke_pipe = 1;
     funlockfile(stream);
 }
 
@@ -189,6 +199,11 @@ __attribute__((destructor)) static void exit_report(void)
     lt_run_log_append(&verdict);
     lt_pipe_guard_end(&guard);
     lt_report_model_free(&model);
+    /* The program's own write raised it: the program's disposition and
+     * signal mask decide, as they would have in exit()'s flush (ignored or
+     * blocked, it changes nothing; caught, its handler runs). */
+    if (program_write_broke_pipe)
+        raise(SIGPIPE);
     if (settings->exit_code && leaked) {
         /* As LeakSanitizer does: everything is written, then the status
          * says "leaks" whatever the program returned. */

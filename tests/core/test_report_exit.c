@@ -13,7 +13,8 @@
  *   - a report or timeline path that names the program's own stdout or
  *     stderr, redirected to a file, adds to what the program wrote there
  *     instead of emptying it or being overwritten by its late flush; with
- *     another thread blocked reading stdin the program still exits;
+ *     another thread blocked reading stdin the program still exits; with
+ *     stdout a pipe whose reader has gone, it still dies of SIGPIPE;
  *   - a program that sets a locale with a decimal comma still gets
  *     numbers with a '.' in its timeline (else one column too many) and
  *     text report: the locale is built here with localedef (libc-bin)
@@ -28,6 +29,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -112,8 +114,9 @@ static void set_process_title(const char *title)
 }
 
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
- * std-files OUT ERR|stdin-reader OUT ERR]". Prints its pid and the leak's line, buffered
- * (stdout is a pipe), so a lost flush shows. "idle" records nothing (a
+ * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore]".
+ * Prints its pid and the leak's line, buffered (stdout is a pipe), so a
+ * lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
  * "leaks-misuse" the leaks and a misused call. "locale" first takes the
  * environment's locale, as GTK and Qt programs do, and prints its name
@@ -121,7 +124,9 @@ static void set_process_title(const char *title)
  * sends stdout to OUT and stderr to ERR, and also writes a line to stderr
  * before its first object; "stdin-reader" does too, and then leaves a
  * thread blocked reading stdin (an interactive console) when it returns:
- * if its exit hangs, SIGALRM ends it after 20 s. */
+ * if its exit hangs, SIGALRM ends it after 20 s. "broken-stdout" sends
+ * stderr to ERR and stdout to a pipe whose reader has gone, with SIGPIPE's
+ * default action or ignored, as its last argument says. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -133,6 +138,15 @@ static int child(int argc, char **argv)
     if (!strcmp(mode, "stdin-reader")) {
         alarm(20);
         start_stdin_reader();
+    }
+    if (!strcmp(mode, "broken-stdout") && argc > 6) {
+        int ends[2];
+        redirect(STDERR_FILENO, argv[5], NULL);
+        signal(SIGPIPE, strcmp(argv[6], "ignore") ? SIG_DFL : SIG_IGN);
+        if (pipe(ends) != 0 || dup2(ends[1], STDOUT_FILENO) < 0)
+            exit(125);
+        close(ends[0]);
+        close(ends[1]);
     }
     if (!strcmp(mode, "title")) {
         /* livetrack has read its settings by now (its constructor did) */
@@ -675,6 +689,46 @@ static void test_process_title(void)
     unlink(suppressions);
 }
 
+/* stdout a pipe whose reader has gone, with the program's line still
+ * buffered at exit: the program dies of SIGPIPE in exit()'s flush, and
+ * still does with a report on its stderr or on that very pipe (livetrack
+ * flushes the stream first, inside its own SIGPIPE guard, and before this
+ * the status became 0). A program that ignores SIGPIPE keeps its own. */
+static void test_std_streams_broken_pipe(void)
+{
+    static const struct {
+        const char *setting, *sigpipe;
+        int status;
+    } cases[] = {{"LIVETRACK_OUTPUT=/dev/stderr", "default", 128 + SIGPIPE},
+                 {"LIVETRACK_OUTPUT=/dev/stdout", "default", 128 + SIGPIPE},
+                 {"LIVETRACK_JSON=/dev/stdout", "default", 128 + SIGPIPE},
+                 {"LIVETRACK_OUTPUT=/dev/stdout", "ignore", 0}};
+    char err_path[300];
+    snprintf(err_path, sizeof err_path, "%s/broken.err", dir);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rt_child child;
+        char *argv[] = {(char *)rt_self(), "child", "1", "0", "broken-stdout", err_path, (char *)cases[i].sigpipe,
+                        NULL};
+        const char *const set[] = {cases[i].setting, NULL};
+        int failed_before = check_failed;
+        CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+        CHECK_EQ_INT(child.status, cases[i].status);
+        char *err = rt_read_file(err_path);
+        /* on stderr the report is whole; on the pipe it is lost, and said */
+        const char *expected = strstr(cases[i].setting, "stderr") ? "livetrack: total: 1 leaked object, 256 bytes"
+                                                                  : ": Broken pipe";
+        CHECK(err && strstr(err, expected));
+        if (check_failed != failed_before) {
+            fprintf(stderr, "%s, SIGPIPE %s:\n", cases[i].setting, cases[i].sigpipe);
+            rt_child_dump("stdout a broken pipe", &child);
+            fprintf(stderr, "stderr file:\n%s\n", err ? err : "(none)");
+        }
+        free(err);
+        rt_child_free(&child);
+    }
+    unlink(err_path);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -685,6 +739,7 @@ int main(int argc, char **argv)
     test_outputs();
     test_std_streams();
     test_std_streams_stdin_held();
+    test_std_streams_broken_pipe();
     test_decimal_comma();
     test_process_title();
     if (!check_failed)
