@@ -6,10 +6,12 @@
 #ifndef LIVETRACK_CORE_INTERNAL_H
 #define LIVETRACK_CORE_INTERNAL_H
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "livetrack/livetrack.h"
@@ -167,26 +169,43 @@ static inline int lt_fd_still_is(int fd, const struct stat *opened)
 /* How a report or timeline file is to be opened. A path may name the
  * program's own stdout or stderr (/dev/stdout, /dev/fd/2,
  * /proc/self/fd/1, or the file they are redirected to): emptying it would
- * erase what the program wrote there, and writing from its start would
- * overwrite it, so such a file, and any that is not a regular file (a
- * terminal, a FIFO, /dev/null: nothing to empty), is appended to. Only a
- * new or regular file of its own is emptied. Only system calls: the crash
- * report uses it. */
+ * erase what the program wrote there, so such a file is written through a
+ * duplicate of the program's descriptor (lt_dup_std_stream). Any other
+ * that is not a regular file (a terminal, a FIFO, /dev/null: nothing to
+ * empty) is appended to. Only a new or regular file of its own is
+ * emptied. Only system calls: the crash report uses it. */
 typedef enum lt_output_kind {
     LT_OUTPUT_OWN_FILE,   /* absent, or a regular file: emptied */
     LT_OUTPUT_DEVICE,     /* exists and is not a regular file: appended to */
-    LT_OUTPUT_STD_STREAM, /* the file the program's stdout or stderr writes to: appended to */
+    LT_OUTPUT_STD_STREAM, /* the file the program's stdout or stderr writes to: written through that descriptor */
 } lt_output_kind;
-static inline lt_output_kind lt_output_kind_of(const char *path)
+/* `std_fd` is set to that descriptor, 1 or 2, for LT_OUTPUT_STD_STREAM
+ * (1 when both are the file), else to -1. */
+static inline lt_output_kind lt_output_kind_of(const char *path, int *std_fd)
 {
     struct stat target, stream;
+    *std_fd = -1;
     if (stat(path, &target) != 0)
         return LT_OUTPUT_OWN_FILE;
-    for (int fd = 1; fd <= 2; fd++) /* stdout, stderr */
-        if (fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino)
+    for (int fd = 1; fd <= 2; fd++) { /* stdout, stderr */
+        if (fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) {
+            *std_fd = fd;
             return LT_OUTPUT_STD_STREAM;
+        }
+    }
     return S_ISREG(target.st_mode) ? LT_OUTPUT_OWN_FILE : LT_OUTPUT_DEVICE;
 }
+/* A descriptor of livetrack's own (close-on-exec, never 0, 1 or 2) for
+ * the program's stdout or stderr, `std_fd`: a duplicate, so it shares that
+ * descriptor's file offset. What livetrack writes goes where the
+ * program's next write would, and the program's later writes go after it.
+ * A descriptor opened anew, even with O_APPEND, has an offset of its own:
+ * the program's writes through a shell's ">" (no O_APPEND) would land on
+ * livetrack's. -1 on failure. Only system calls. */
+static inline int lt_dup_std_stream(int std_fd) { return fcntl(std_fd, F_DUPFD_CLOEXEC, 3); }
+/* A report file (the exit and crash reports) at `path`, opened as
+ * lt_output_kind_of said (exit_report.c); NULL, errno set, on failure. */
+FILE *lt_open_report_file(const char *path, lt_output_kind kind, int std_fd);
 
 /* Around an open() of a descriptor that livetrack, libunwind or libdw
  * keeps (std_fds.c): those of 0, 1 and 2 the program has closed are held

@@ -76,7 +76,8 @@ static int program_write_broke_pipe;
  *    fflush(NULL) either: it waits for every stream's lock, stdin's too,
  *    which a thread blocked in fgets(stdin) holds until a line comes: the
  *    process would hang at exit. A stream left so is flushed by exit()
- *    after the report. */
+ *    after the report, which, written at the same file offset
+ *    (lt_dup_std_stream), it does not overwrite. */
 static void flush_program_stream(FILE *stream, FILE *as_loaded, int fd, const struct stat *report_file)
 {
     if (!stream || stream != as_loaded || !lt_fd_still_is(fd, report_file) || ftrylockfile(stream) != 0)
@@ -86,9 +87,26 @@ static void flush_program_stream(FILE *stream, FILE *as_loaded, int fd, const st
     funlockfile(stream);
 }
 
+FILE *lt_open_report_file(const char *path, lt_output_kind kind, int std_fd)
+{
+    if (kind != LT_OUTPUT_STD_STREAM)
+        return fopen(path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
+    /* "w" on a descriptor empties nothing; "a" would set O_APPEND on the
+     * open file the program's stdout shares with the duplicate. */
+    int fd = lt_dup_std_stream(std_fd);
+    FILE *file = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !file) {
+        int error = errno;
+        close(fd);
+        errno = error;
+    }
+    return file;
+}
+
 /* Open a %p path for writing; file NULL (and a message) when it cannot be.
- * A file the program's stdout or stderr writes to is appended to, after
- * what the program buffered for it there is flushed (flush_program_stream).
+ * A file the program's stdout or stderr writes to is written through that
+ * descriptor's duplicate, where the program's output ends, after what the
+ * program buffered for it there is flushed (flush_program_stream).
  * Only stdout and stderr are: a FILE the program opened itself on such a
  * file is flushed by exit() after the report. */
 static report_file open_output(const char *pattern, const char *what, int fall_back_to_stderr)
@@ -96,13 +114,14 @@ static report_file open_output(const char *pattern, const char *what, int fall_b
     report_file out = {NULL, NULL, ""};
     int error = ENAMETOOLONG;
     if (lt_expand_path(pattern, out.path, sizeof out.path)) {
-        lt_output_kind kind = lt_output_kind_of(out.path);
+        int std_fd;
+        lt_output_kind kind = lt_output_kind_of(out.path, &std_fd);
         struct stat report_file;
         if (kind == LT_OUTPUT_STD_STREAM && stat(out.path, &report_file) == 0) {
             flush_program_stream(stdout, stdout_as_loaded, STDOUT_FILENO, &report_file);
             flush_program_stream(stderr, stderr_as_loaded, STDERR_FILENO, &report_file);
         }
-        out.file = fopen(out.path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
+        out.file = lt_open_report_file(out.path, kind, std_fd);
         error = errno;
     } else {
         snprintf(out.path, sizeof out.path, "%s", pattern); /* too long to expand: as given */

@@ -176,14 +176,17 @@ static void on_watchdog(int unused)
 }
 
 /* Open the %p path of a setting for the crash report; NULL on failure.
- * The program's stdout or stderr is appended to, as at exit, but its
- * buffered output is not flushed first: the crash may have come inside
- * stdio, holding a stream's lock. */
+ * The program's stdout or stderr is written through a duplicate of its
+ * descriptor, as at exit (a system call), but its buffered output is not
+ * flushed first: the crash may have come inside stdio, holding a
+ * stream's lock. */
 static FILE *open_crash_output(const char *pattern, char *path, size_t size)
 {
     if (!pattern || !lt_expand_path(pattern, path, size))
         return NULL;
-    return fopen(path, lt_output_kind_of(path) == LT_OUTPUT_OWN_FILE ? "w" : "a");
+    int std_fd;
+    lt_output_kind kind = lt_output_kind_of(path, &std_fd);
+    return lt_open_report_file(path, kind, std_fd);
 }
 
 /* What the exit report would have written (the text report and the JSON

@@ -3,7 +3,9 @@
  * live counts after it and the process's memory from /proc/self/status.
  *
  * Each row is formatted in full and handed to one write() on a file opened
- * with O_APPEND, and nothing is buffered in the process, so rows of several
+ * with O_APPEND (or on a duplicate of the program's stdout or stderr, when
+ * the file is theirs: the kernel moves a shared offset past one write at a
+ * time), and nothing is buffered in the process, so rows of several
  * threads (or of a forked child sharing the file) never interleave; a row
  * longer than the stack buffer is assembled in memory of its size (only
  * without memory does it go out in pieces). Names are quoted as RFC 4180
@@ -74,6 +76,7 @@ static uint64_t csv_started_ns;
  * of them to write a row empties the file (the later ones append).
  * NULL otherwise, and then opening empties the file. */
 static _Atomic int *file_started;
+enum { FILE_NOT_STARTED, FILE_STARTED, FILE_GETTING_HEADER }; /* its values */
 /* Set in a forked child whose rows go on to its parent's file (no %p in
  * the name): its first row says so, once, with the parent's pid. Both
  * number their rows on from the count at the fork, and each row's totals
@@ -150,6 +153,27 @@ static void read_metrics(long out[METRIC_COUNT])
     }
 }
 
+/* The first row of processes that forked before it, on the program's
+ * stdout or stderr: the first of them writes the header, the others wait
+ * for it. Not under flock as a file of livetrack's own: they all write
+ * through one open file (fork shared the program's descriptor), a lock
+ * on which each of them would get at once, and the program's own lock on
+ * its stdout, if it took one, would be converted and then dropped. The
+ * wait is bounded: the header's write may be stuck on a full pipe, or its
+ * writer stopped for good, and the rows go on without it then. */
+static void start_shared_std_stream(void)
+{
+    int not_started = FILE_NOT_STARTED;
+    if (atomic_compare_exchange_strong(file_started, &not_started, FILE_GETTING_HEADER)) {
+        write_all(csv_fd, header, sizeof header - 1);
+        atomic_store(file_started, FILE_STARTED);
+        return;
+    }
+    struct timespec pause = {0, 1000 * 1000};
+    for (int waited_ms = 0; waited_ms < 1000 && atomic_load(file_started) == FILE_GETTING_HEADER; waited_ms++)
+        nanosleep(&pause, NULL);
+}
+
 /* Open the file named by the setting; 0 when there is none or it fails.
  * Called under the mutex by the first row, not at load: livetrack run
  * arms every process of the tree, and a shell wrapper or a tool that
@@ -166,13 +190,24 @@ static int open_csv(void)
         return 0;
     }
     /* The program's own stdout or stderr (/dev/stdout, or the file it is
-     * redirected to) is added to, never emptied: that would erase what
-     * the program wrote there. The rows go after what it has written. */
-    int empties = lt_output_kind_of(path) == LT_OUTPUT_OWN_FILE;
-    lt_std_fds_held std_fds;
-    lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdout */
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (empties && !file_started ? O_TRUNC : 0), 0644);
-    lt_std_fds_release(&std_fds); /* errno kept for the message below */
+     * redirected to) is never emptied, which would erase what the program
+     * wrote there, and is written through a duplicate of the program's
+     * descriptor: each row goes where the program's output has got to,
+     * and its later output after the row. From a descriptor of its own
+     * (even with O_APPEND) the rows had an offset of their own, and the
+     * program's writes through a shell's ">" landed on them. */
+    int std_fd;
+    lt_output_kind kind = lt_output_kind_of(path, &std_fd);
+    int empties = kind == LT_OUTPUT_OWN_FILE;
+    int fd;
+    if (kind == LT_OUTPUT_STD_STREAM) {
+        fd = lt_dup_std_stream(std_fd); /* never 0-2 */
+    } else {
+        lt_std_fds_held std_fds;
+        lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdout */
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (empties && !file_started ? O_TRUNC : 0), 0644);
+        lt_std_fds_release(&std_fds); /* errno kept for the message below */
+    }
     if (fd < 0) {
         csv_open_failed = 1; /* one message, not one per event */
         lt_note("cannot write the timeline to \"%s\": %s", path, strerror(errno));
@@ -189,11 +224,13 @@ static int open_csv(void)
     csv_started_ns = file_started || !empties ? 0 : lt_monotonic_ns() + 1;
     if (!file_started) {
         write_all(csv_fd, header, sizeof header - 1);
+    } else if (kind == LT_OUTPUT_STD_STREAM) {
+        start_shared_std_stream();
     } else {
         /* The lock orders this against the other processes' first rows:
          * none appends before the file was emptied and given its header. */
         flock(fd, LOCK_EX);
-        if (!atomic_exchange(file_started, 1)) {
+        if (!atomic_exchange(file_started, FILE_STARTED)) {
             csv_started_ns = empties ? lt_monotonic_ns() + 1 : 0;
             if (!empties || ftruncate(fd, 0) == 0)
                 write_all(csv_fd, header, sizeof header - 1);

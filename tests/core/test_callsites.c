@@ -281,6 +281,25 @@ static int case_timeline_fork(void)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+/* Forks before its first object, the child creating first: with the
+ * timeline on the program's stdout, one of the two writes the header. */
+static int case_timeline_fork_first(void)
+{
+    printf("before the fork\n");
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        create_object(0x200, T_BUFFER, 1, "in_child");
+        create_object(0x210, T_BUFFER, 1, "in_child");
+        exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    create_object(0x300, T_BUFFER, 1, "in_parent");
+    printf("after the fork\n");
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 /* A daemon: closes every descriptor it did not open (livetrack's
  * /proc/self/status among them), opens files of its own, which get those
  * numbers, and forks a worker that writes to them. livetrack must not
@@ -803,6 +822,21 @@ static void check_timeline_fork(const char *dir)
     CHECK(said && !again);
     if (!said || again)
         fprintf(stderr, "expected once on stderr: %sstderr:\n%s", expected, text ? text : "(none)\n");
+
+    /* On the program's stdout (./program >file), forked before the first
+     * row: the header once, then the rows of both, among the program's
+     * own lines, none written over another. */
+    const char *on_stdout[] = {"LIVETRACK_CSV", "/dev/stdout", "LIVETRACK_EXIT_REPORT", "off", NULL};
+    CHECK_EQ_INT(run_case("timeline_fork_first", on_stdout, out, err), 0);
+    text = slurp(out);
+    const char *header = "seq,time_ms,event,call,api,type,handle,bytes,";
+    CHECK(text && !strncmp(text, "before the fork\n", 16) && !strncmp(text + 16, header, strlen(header)));
+    CHECK(text && strstr(text + 16, header) && !strstr(strstr(text + 16, header) + 1, header));
+    CHECK(text && strstr(text, "\n1,") && strstr(text, ",create,in_child,") && strstr(text, ",create,in_parent,"));
+    const char *last = text ? strstr(text, ",create,in_parent,") : NULL;
+    CHECK(last && strchr(last, '\n') && !strcmp(strchr(last, '\n'), "\nafter the fork\n"));
+    if (check_failed)
+        fprintf(stderr, "timeline on stdout, forked before its first row:\n%s", text ? text : "(none)\n");
 }
 
 /* Names with commas, quotes and line breaks are quoted as RFC 4180 says,
@@ -853,6 +887,8 @@ int main(int argc, char **argv)
             return case_timeline_threads();
         if (!strcmp(argv[1], "timeline_fork"))
             return case_timeline_fork();
+        if (!strcmp(argv[1], "timeline_fork_first"))
+            return case_timeline_fork_first();
         if (!strcmp(argv[1], "timeline_daemon"))
             return case_timeline_daemon(getenv("DAEMON_FILE"));
         if (!strcmp(argv[1], "std_closed"))

@@ -14,7 +14,10 @@
  *     stderr, redirected to a file, adds to what the program wrote there
  *     instead of emptying it or being overwritten by its late flush; with
  *     another thread blocked reading stdin the program still exits; with
- *     stdout a pipe whose reader has gone, it still dies of SIGPIPE;
+ *     stdout a pipe whose reader has gone, it still dies of SIGPIPE; the
+ *     program's output after them (a timeline's rows are written while it
+ *     runs, a report before a stream another thread holds is flushed)
+ *     comes after them, not over them;
  *   - a program that sets a locale with a decimal comma still gets
  *     numbers with a '.' in its timeline (else one column too many) and
  *     text report: the locale is built here with localedef (libc-bin)
@@ -24,6 +27,7 @@
  *     environment as setproctitle does, still gets its reports, timeline
  *     and suppressions from the files its LIVETRACK_* settings named.
  */
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -77,6 +81,28 @@ static void *read_stdin(void *unused)
     return fgets(line, sizeof line, stdin);
 }
 
+/* Takes stdout's lock and keeps it until the process ends. */
+static void *hold_stdout(void *unused)
+{
+    (void)unused;
+    flockfile(stdout);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* Returns once another thread holds stdout's lock for good. */
+static void start_stdout_holder(void)
+{
+    pthread_t holder;
+    if (pthread_create(&holder, NULL, hold_stdout, NULL) != 0)
+        exit(125);
+    while (ftrylockfile(stdout) == 0) {
+        funlockfile(stdout);
+        usleep(1000);
+    }
+}
+
 /* Gives stdin a pipe whose writing end stays open and starts a thread
  * reading it; returns once that thread holds stdin's lock. */
 static void start_stdin_reader(void)
@@ -114,7 +140,8 @@ static void set_process_title(const char *title)
 }
 
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
- * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore]".
+ * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore|
+ * interleaved OUT ERR|stdout-held OUT ERR]".
  * Prints its pid and the leak's line, buffered (stdout is a pipe), so a
  * lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
@@ -126,11 +153,17 @@ static void set_process_title(const char *title)
  * thread blocked reading stdin (an interactive console) when it returns:
  * if its exit hangs, SIGALRM ends it after 20 s. "broken-stdout" sends
  * stderr to ERR and stdout to a pipe whose reader has gone, with SIGPIPE's
- * default action or ignored, as its last argument says. */
+ * default action or ignored, as its last argument says. "interleaved"
+ * and "stdout-held" send stdout and stderr as "std-files" does;
+ * "interleaved" then writes a line to stdout, flushed, before its first
+ * object and after each leaked one; "stdout-held" has another thread take
+ * stdout's lock for good after its buffered line. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
-    if ((!strcmp(mode, "std-files") || !strcmp(mode, "stdin-reader")) && argc > 6) {
+    int interleaved = !strcmp(mode, "interleaved");
+    if ((!strcmp(mode, "std-files") || !strcmp(mode, "stdin-reader") || interleaved || !strcmp(mode, "stdout-held")) &&
+        argc > 6) {
         redirect(STDOUT_FILENO, argv[5], NULL);
         redirect(STDERR_FILENO, argv[6], argv[5]);
         fprintf(stderr, "child stderr line\n");
@@ -165,8 +198,13 @@ static int child(int argc, char **argv)
         return atoi(argv[3]);
     }
     leaked_count = atoi(argv[2]);
-    for (int i = 0; i < leaked_count; i++)
+    if (interleaved && (printf("child output before any object\n") < 0 || fflush(stdout) != 0))
+        exit(125);
+    for (int i = 0; i < leaked_count; i++) {
         leak(0x100 + (uint64_t)i * 16);
+        if (interleaved && (printf("child output after object %d\n", i) < 0 || fflush(stdout) != 0))
+            exit(125);
+    }
     leak(0x9000);
     livetrack_release(LIVETRACK_DOMAIN_USER, LIVETRACK_ANY_TYPE, 0x9000, NULL, NULL);
     if (!strcmp(mode, "leaks-misuse"))
@@ -174,6 +212,8 @@ static int child(int argc, char **argv)
     if (!strcmp(mode, "atexit"))
         atexit(release_at_exit);
     printf("child line %d\n", line_leak);
+    if (!strcmp(mode, "stdout-held"))
+        start_stdout_holder();
     return atoi(argv[3]);
 }
 
@@ -729,6 +769,95 @@ static void test_std_streams_broken_pipe(void)
     unlink(err_path);
 }
 
+/* LIVETRACK_CSV=/dev/stdout, ./program >file, the program writing lines
+ * between its objects: the rows, written while it runs, and its lines all
+ * stay whole, in the order they were written. (The rows went through a
+ * descriptor of livetrack's own, at an offset of its own, and the
+ * program's later lines landed on them.) */
+static void test_std_streams_timeline_mixed(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300];
+    snprintf(out_path, sizeof out_path, "%s/mixed.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/mixed.err", dir);
+    char *argv[] = {(char *)rt_self(), "child", "3", "0", "interleaved", out_path, err_path, NULL};
+    const char *const set[] = {"LIVETRACK_CSV=/dev/stdout", "LIVETRACK_EXIT_REPORT=off", NULL};
+    int failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    /* 3 leaks, then 0x9000 created and released: 5 rows */
+    static const char *const expected[] = {"child output before any object\n",
+                                           "seq,time_ms,event,call,api,type,",
+                                           "1,",
+                                           "child output after object 0\n",
+                                           "2,",
+                                           "child output after object 1\n",
+                                           "3,",
+                                           "child output after object 2\n",
+                                           "4,",
+                                           "5,",
+                                           "child line "};
+    size_t count = sizeof expected / sizeof expected[0], seen = 0;
+    char *out = rt_read_file(out_path);
+    CHECK(out != NULL);
+    for (const char *line = out; line && *line; seen++) {
+        const char *end = strchr(line, '\n');
+        size_t length = end ? (size_t)(end - line) + 1 : strlen(line);
+        if (seen < count) {
+            const char *want = expected[seen];
+            int whole = want[strlen(want) - 1] == '\n';
+            CHECK(whole ? length == strlen(want) && !strncmp(line, want, length) : !strncmp(line, want, strlen(want)));
+            if (isdigit((unsigned char)want[0])) /* a row: every field there, whole */
+                CHECK_EQ_INT(csv_fields(line, length - 1), 21);
+        }
+        line += length;
+    }
+    CHECK_EQ_INT(seen, count);
+    if (check_failed != failed_before) {
+        rt_child_dump("a timeline on stdout among the program's lines", &child);
+        fprintf(stderr, "stdout file:\n%s\n", out ? out : "(none)");
+    }
+    free(out);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+}
+
+/* LIVETRACK_OUTPUT=/dev/stdout, ./program >file, and another thread
+ * holds stdout's lock at exit, so the program's buffered line is left to
+ * exit()'s flush, after the report: that line comes after the report,
+ * which stays whole (from a descriptor of its own the report was written
+ * past fd 1's offset, and the line then over the report's first bytes). */
+static void test_std_streams_report_then_late_flush(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300];
+    snprintf(out_path, sizeof out_path, "%s/held.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/held.err", dir);
+    char *argv[] = {(char *)rt_self(), "child", "1", "0", "stdout-held", out_path, err_path, NULL};
+    const char *const set[] = {"LIVETRACK_OUTPUT=/dev/stdout", NULL};
+    int failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    char *out = rt_read_file(out_path);
+    char header[128];
+    snprintf(header, sizeof header, "livetrack: 1 leaked object (256 bytes) from 1 call site at exit of pid %ld\n",
+             (long)child.pid);
+    CHECK(out && !strncmp(out, header, strlen(header)));
+    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+    CHECK(out && rt_count_lines(out, total) == 1);
+    const char *line = out ? strstr(out, "child line ") : NULL;
+    CHECK(line && strchr(line, '\n') && !strchr(line, '\n')[1]); /* the last line */
+    if (check_failed != failed_before) {
+        rt_child_dump("a report on stdout, stdout's lock held", &child);
+        fprintf(stderr, "stdout file:\n%s\n", out ? out : "(none)");
+    }
+    free(out);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -742,6 +871,8 @@ int main(int argc, char **argv)
     test_std_streams_broken_pipe();
     test_decimal_comma();
     test_process_title();
+    test_std_streams_timeline_mixed();
+    test_std_streams_report_then_late_flush();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");
