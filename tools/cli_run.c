@@ -346,15 +346,32 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
+/* Whether `path` is the file livetrack's own stdout or stderr writes to,
+ * which the program inherits: reports and rows sent there are added
+ * through the program's descriptor (core_internal.h lt_output_kind_of),
+ * so two outputs may share it (`--json /dev/stdout --output /dev/stderr`
+ * with `>file 2>&1`) without one overwriting the other. */
+static int is_std_stream_file(const char *path)
+{
+    struct stat target, stream;
+    if (!path || stat(path, &target) != 0)
+        return 0;
+    for (int fd = 1; fd <= 2; fd++)
+        if (fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino)
+            return 1;
+    return 0;
+}
+
 static void refuse_shared_files(const char *json, const char *csv, const char *output, const char *suppressions)
 {
     const char *const names[] = {"--json", "--csv", "--output", "--suppressions"};
     /* the outputs as files: %% read as % (a name with %p stays a name) */
     char *paths[] = {json ? literal_path(json) : NULL, csv ? literal_path(csv) : NULL,
                      output ? literal_path(output) : NULL, suppressions ? cli_strdup(suppressions) : NULL};
+    enum { SUPPRESSIONS = 3 };
     for (int i = 0; i < 4; i++)
         for (int j = i + 1; j < 4; j++)
-            if (same_file(paths[i], paths[j]))
+            if (same_file(paths[i], paths[j]) && (j == SUPPRESSIONS || !is_std_stream_file(paths[i])))
                 cli_fail("%s and %s name the same file (%s): one would overwrite the other", names[i], names[j],
                          paths[j]);
     for (int i = 0; i < 4; i++)

@@ -948,6 +948,14 @@ def case_run_status():
     check("--output and --suppressions name the same file" in result.stderr and
           open(work("keep.supp")).read() == "type:cl_event\n", "run --output over the suppressions:\n" + result.stderr)
     livetrack("run", "--json", "/dev/null", "--csv", "/dev/null", "--", app, "--leak", "0", expect=0, env=armed_env())
+    # ... and so may the program's own stdout and stderr on one file (`>file 2>&1`): both are added to it
+    both = work("both-streams.out")
+    result = run(["/bin/sh", "-c", 'exec "$0" run --json /dev/stdout --output /dev/stderr -- "$1" --leak 2 >"$2" 2>&1',
+                  args.livetrack, app, both], env=armed_env())
+    text = open(both).read() if os.path.exists(both) else ""
+    check(result.returncode == 0 and "name the same file" not in text and "leak_events" in text and
+          '"leaked_objects": 2' in text, "run --json /dev/stdout --output /dev/stderr >file 2>&1: %d\n%s" %
+          (result.returncode, text))
     livetrack("run", "--fail-on-leak", app, "--leak", "2", expect=1, env=armed_env())
     livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "0", expect=0, env=armed_env())
     result = livetrack("run", "--", app, "--leak", "2", expect=0, env=armed_env())
