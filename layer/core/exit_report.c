@@ -155,6 +155,25 @@ static void close_output(report_file *out, const char *what)
         lt_note("writing the %s to \"%s\" failed: %s", what, out->path, strerror(error));
 }
 
+/* The text report's place when LIVETRACK_OUTPUT names none (or one that
+ * cannot be written): the program's stderr, but through a FILE of
+ * livetrack's own on a duplicate of descriptor 2, as for an explicit
+ * /dev/stderr. The text report takes its stream's lock, so that no other
+ * output lands inside it; on the program's own stderr FILE that would wait
+ * for good for a thread that holds that lock at exit. What the program
+ * buffered on stderr (nothing, unless it made stderr buffered) is flushed
+ * first if that lock is free, else exit() writes it after the report. NULL
+ * when descriptor 2 is closed (nowhere to write): the caller then writes
+ * to the program's stderr FILE, as before, and those writes fail. */
+static FILE *open_default_output(void)
+{
+    struct stat program_stderr;
+    if (fstat(STDERR_FILENO, &program_stderr) != 0)
+        return NULL;
+    flush_program_stream(stderr, stderr_as_loaded, STDERR_FILENO, &program_stderr);
+    return lt_open_report_file("/dev/stderr", LT_OUTPUT_STD_STREAM, STDERR_FILENO);
+}
+
 __attribute__((destructor)) static void exit_report(void)
 {
     const lt_settings *settings = lt_get_settings();
@@ -185,11 +204,14 @@ __attribute__((destructor)) static void exit_report(void)
         report_file out = {NULL, NULL, ""};
         if (settings->output)
             out = open_output(settings->output, "report", 1);
-        FILE *file = out.file ? out.file : stderr;
+        FILE *on_stderr = out.file ? NULL : open_default_output();
+        FILE *file = out.file ? out.file : on_stderr ? on_stderr : stderr;
         if (some_leaks || (flags & LIVETRACK_REPORT_ALWAYS))
             lt_report_write_text(file, &model, flags);
         else
             lt_report_write_peak_text(file, &model);
+        if (on_stderr)
+            fclose(on_stderr); /* a failure shows nowhere: stderr is where it would be said */
         if (out.file) {
             close_output(&out, "report");
             memcpy(text_written, out.path, sizeof text_written);

@@ -13,7 +13,8 @@
  *   - a report or timeline path that names the program's own stdout or
  *     stderr, redirected to a file, adds to what the program wrote there
  *     instead of emptying it or being overwritten by its late flush; with
- *     another thread blocked reading stdin the program still exits; with
+ *     another thread blocked reading stdin, or holding stderr's lock with
+ *     the report on stderr by default, the program still exits; with
  *     stdout a pipe whose reader has gone, it still dies of SIGPIPE; the
  *     program's output after them (a timeline's rows are written while it
  *     runs, a report before a stream another thread holds is flushed)
@@ -81,24 +82,24 @@ static void *read_stdin(void *unused)
     return fgets(line, sizeof line, stdin);
 }
 
-/* Takes stdout's lock and keeps it until the process ends. */
-static void *hold_stdout(void *unused)
+/* Takes the lock of `stream` (stdout or stderr) and keeps it until the
+ * process ends. */
+static void *hold_stream(void *stream)
 {
-    (void)unused;
-    flockfile(stdout);
+    flockfile(stream);
     for (;;)
         pause();
     return NULL;
 }
 
-/* Returns once another thread holds stdout's lock for good. */
-static void start_stdout_holder(void)
+/* Returns once another thread holds the lock of `stream` for good. */
+static void start_stream_holder(FILE *stream)
 {
     pthread_t holder;
-    if (pthread_create(&holder, NULL, hold_stdout, NULL) != 0)
+    if (pthread_create(&holder, NULL, hold_stream, stream) != 0)
         exit(125);
-    while (ftrylockfile(stdout) == 0) {
-        funlockfile(stdout);
+    while (ftrylockfile(stream) == 0) {
+        funlockfile(stream);
         usleep(1000);
     }
 }
@@ -141,7 +142,7 @@ static void set_process_title(const char *title)
 
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
  * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore|
- * interleaved OUT ERR|stdout-held OUT ERR]".
+ * interleaved OUT ERR|stdout-held OUT ERR|stderr-held OUT ERR]".
  * Prints its pid and the leak's line, buffered (stdout is a pipe), so a
  * lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
@@ -157,17 +158,21 @@ static void set_process_title(const char *title)
  * and "stdout-held" send stdout and stderr as "std-files" does;
  * "interleaved" then writes a line to stdout, flushed, before its first
  * object and after each leaked one; "stdout-held" has another thread take
- * stdout's lock for good after its buffered line. */
+ * stdout's lock for good after its buffered line, "stderr-held" that of
+ * stderr (SIGALRM ends it after 20 s if its exit hangs). */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
     int interleaved = !strcmp(mode, "interleaved");
-    if ((!strcmp(mode, "std-files") || !strcmp(mode, "stdin-reader") || interleaved || !strcmp(mode, "stdout-held")) &&
+    int stdout_held = !strcmp(mode, "stdout-held"), stderr_held = !strcmp(mode, "stderr-held");
+    if ((!strcmp(mode, "std-files") || !strcmp(mode, "stdin-reader") || interleaved || stdout_held || stderr_held) &&
         argc > 6) {
         redirect(STDOUT_FILENO, argv[5], NULL);
         redirect(STDERR_FILENO, argv[6], argv[5]);
         fprintf(stderr, "child stderr line\n");
     }
+    if (stderr_held)
+        alarm(20);
     if (!strcmp(mode, "stdin-reader")) {
         alarm(20);
         start_stdin_reader();
@@ -212,8 +217,10 @@ static int child(int argc, char **argv)
     if (!strcmp(mode, "atexit"))
         atexit(release_at_exit);
     printf("child line %d\n", line_leak);
-    if (!strcmp(mode, "stdout-held"))
-        start_stdout_holder();
+    if (stdout_held)
+        start_stream_holder(stdout);
+    if (stderr_held)
+        start_stream_holder(stderr);
     return atoi(argv[3]);
 }
 
@@ -584,6 +591,37 @@ static void test_std_streams_stdin_held(void)
     unlink(err_path);
 }
 
+/* The default text report (no LIVETRACK_OUTPUT: on stderr) while another
+ * thread holds stderr's lock for good: the process still ends, with the
+ * report on stderr after the program's line there. (It was written
+ * through the program's stderr FILE, whose lock it waited for.) */
+static void test_std_streams_stderr_held(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300];
+    snprintf(out_path, sizeof out_path, "%s/errheld.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/errheld.err", dir);
+    char *argv[] = {(char *)rt_self(), "child", "1", "0", "stderr-held", out_path, err_path, NULL};
+    const char *const unset[] = {"LIVETRACK_OUTPUT", NULL};
+    int failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, NULL, unset, &child), 0);
+    CHECK_EQ_INT(child.status, 0); /* 128 + SIGALRM: it hung at exit */
+    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
+    CHECK(out && rt_count_lines(out, "child line ") == 1);
+    CHECK(err && !strncmp(err, "child stderr line\n", 18));
+    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+    CHECK(err && rt_count_lines(err, total) == 1);
+    if (check_failed != failed_before) {
+        rt_child_dump("the default report, stderr's lock held", &child);
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
+    }
+    free(out);
+    free(err);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+}
+
 /* A locale whose only change from POSIX is the decimal comma (and the
  * '.' thousands separator) of de_DE, fr_FR, ru_RU ...; its charmap is
  * ASCII, written out here so that no file of the locales package is
@@ -868,6 +906,7 @@ int main(int argc, char **argv)
     test_outputs();
     test_std_streams();
     test_std_streams_stdin_held();
+    test_std_streams_stderr_held();
     test_std_streams_broken_pipe();
     test_decimal_comma();
     test_process_title();
