@@ -119,6 +119,8 @@ typedef struct watched_file {
     struct timespec modified;
 } watched_file;
 
+static int is_std_stream_file(const char *path);
+
 /* Remember a requested output file's state, to tell afterwards whether
  * the program wrote it. Paths with %p name files we cannot predict. */
 static void watch(watched_file *file, const char *option, const char *path)
@@ -127,8 +129,12 @@ static void watch(watched_file *file, const char *option, const char *path)
     file->option = option;
     file->path = path && !lt_path_has_pid(path) ? literal_path(path) : NULL;
     file->existed = file->path && stat(file->path, &info) == 0;
-    if (file->existed && !S_ISREG(info.st_mode)) {
-        free(file->path); /* /dev/null, a terminal: no time of writing to compare */
+    /* /dev/null, a terminal: no time of writing to compare. The file of
+     * livetrack's own stdout or stderr (--output /dev/stdout >>file): what
+     * is there is the caller's, not a report of an earlier run, and the
+     * program's own output changes its time. */
+    if (file->existed && (!S_ISREG(info.st_mode) || is_std_stream_file(file->path))) {
+        free(file->path);
         file->path = NULL;
     }
     if (file->existed)

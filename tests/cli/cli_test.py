@@ -1077,6 +1077,17 @@ def case_run_status():
         note = [line for line in result.stderr.splitlines() if "is from an earlier run" in line]
         check(note and cause in note[0] and (cause == "nothing leaked" or "nothing leaked" not in note[0]),
               "run: the note on an older %s does not say why:\n%s" % (name, result.stderr))
+    # ... but livetrack run's own stdout or stderr, on a file, holds no report of an earlier run
+    for stream, redirect in (("/dev/stdout", '>>"$2"'), ("/dev/stderr", '2>>"$2"')):
+        own = work("own-stream.txt")
+        with open(own, "w") as old:
+            old.write("the caller's earlier line\n")
+        os.utime(own, (1, 1))
+        result = run(["/bin/sh", "-c", 'exec "$0" run --output %s -- "$1" --leak 0 %s' % (stream, redirect),
+                      args.livetrack, app, own], expect=0, env=armed_env())
+        text = open(own).read()
+        check("earlier run" not in result.stderr + text and text.startswith("the caller's earlier line\n"),
+              "run --output %s to a file: called an earlier run's report:\n%s%s" % (stream, result.stderr, text))
     # a program built with AddressSanitizer runs, though the front ends are
     # preloaded ahead of its runtime: ASan is told so through its own
     # option, which other programs ignore (a runtime added to LD_PRELOAD
