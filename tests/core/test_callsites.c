@@ -10,12 +10,16 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -297,6 +301,54 @@ static int case_timeline_fork_first(void)
     waitpid(child, &status, 0);
     create_object(0x300, T_BUFFER, 1, "in_parent");
     printf("after the fork\n");
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+/* Set by case_timeline_fork_race: the timeline's header then takes 50 ms
+ * to write, as on a slow terminal or pipe. */
+static int slow_timeline_header;
+
+/* This executable's write (exported: the build hides symbols by default)
+ * comes before the C library's for livetrack's
+ * calls (not for stdio's, which calls the system directly). */
+__attribute__((visibility("default"))) ssize_t write(int fd, const void *buffer, size_t size)
+{
+    static const char header_start[] = "seq,time_ms,";
+    if (slow_timeline_header && size >= sizeof header_start - 1 &&
+        !memcmp(buffer, header_start, sizeof header_start - 1))
+        nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    return syscall(SYS_write, fd, buffer, size);
+}
+
+/* Forks before its first object, and both sides create their first at
+ * once: each says it is there in a shared page and spins until the other
+ * is too. With the timeline on the program's stdout, one writes the
+ * header, slowly, while the other must wait for it before its row (the
+ * sequential case above never has anyone wait). The spin gives up after
+ * 10 s: a side that never came (it cannot) must not hang the test; the
+ * rows are checked all the same. */
+static int case_timeline_fork_race(void)
+{
+    slow_timeline_header = 1;
+    atomic_int *arrived = mmap(NULL, sizeof *arrived, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (arrived == MAP_FAILED)
+        return 2;
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0)
+        return 2;
+    atomic_fetch_add(arrived, 1);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (unsigned spins = 1; atomic_load(arrived) < 2; spins++) {
+        if (spins % 4096 == 0 && clock_gettime(CLOCK_MONOTONIC, &now) == 0 && now.tv_sec - start.tv_sec > 10)
+            break;
+    }
+    create_object(child ? 0x300 : 0x200, T_BUFFER, 1, child ? "in_parent" : "in_child");
+    if (child == 0)
+        exit(0);
+    int status = 0;
+    waitpid(child, &status, 0);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
@@ -837,6 +889,23 @@ static void check_timeline_fork(const char *dir)
     CHECK(last && strchr(last, '\n') && !strcmp(strchr(last, '\n'), "\nafter the fork\n"));
     if (check_failed)
         fprintf(stderr, "timeline on stdout, forked before its first row:\n%s", text ? text : "(none)\n");
+
+    /* The same, both sides reaching their first row at once: whichever
+     * writes the header, it is there once, before both rows. The other
+     * side waits for it up to 1 s: a round fails only if the header's
+     * writer, which takes 50 ms, is held off the CPU longer than that. */
+    for (int round = 0; round < 20; round++) {
+        int failed_before = check_failed;
+        CHECK_EQ_INT(run_case("timeline_fork_race", on_stdout, out, err), 0);
+        text = slurp(out);
+        const char *second = text && !strncmp(text, header, strlen(header)) ? strstr(text + 1, header) : text;
+        CHECK(text && !second && strstr(text, ",create,in_child,") && strstr(text, ",create,in_parent,"));
+        if (check_failed != failed_before) {
+            fprintf(stderr, "timeline on stdout, both sides' first rows at once, round %d:\n%s", round,
+                    text ? text : "(none)\n");
+            break;
+        }
+    }
 }
 
 /* Names with commas, quotes and line breaks are quoted as RFC 4180 says,
@@ -889,6 +958,8 @@ int main(int argc, char **argv)
             return case_timeline_fork();
         if (!strcmp(argv[1], "timeline_fork_first"))
             return case_timeline_fork_first();
+        if (!strcmp(argv[1], "timeline_fork_race"))
+            return case_timeline_fork_race();
         if (!strcmp(argv[1], "timeline_daemon"))
             return case_timeline_daemon(getenv("DAEMON_FILE"));
         if (!strcmp(argv[1], "std_closed"))
