@@ -247,8 +247,17 @@ __attribute__((destructor)) static void exit_report(void)
         raise(SIGPIPE);
     if (settings->exit_code && leaked) {
         /* As LeakSanitizer does: everything is written, then the status
-         * says "leaks" whatever the program returned. */
+         * says "leaks" whatever the program returned. Not fflush(NULL):
+         * glibc's waits for every stream's lock, stdin's too, which a
+         * thread blocked in fgets(stdin) holds until a line comes, and the
+         * process would never end. glibc's fcloseall() is the flush exit()
+         * itself does, which takes no stream's lock. Nothing of livetrack
+         * writes through stdio after it: _exit follows. */
+#ifdef __GLIBC__
+        fcloseall();
+#else
         fflush(NULL);
+#endif
         _exit((int)settings->exit_code);
     }
 }

@@ -563,30 +563,45 @@ static void test_std_streams(void)
 /* A report on the program's stderr while another thread sits in
  * fgets(stdin), holding stdin's lock: flushing the program's streams
  * before the report must not wait for that lock (fflush(NULL) did, and
- * the process never ended). */
+ * the process never ended), nor must the flush before
+ * LIVETRACK_EXIT_CODE's _exit, which still was fflush(NULL). */
 static void test_std_streams_stdin_held(void)
 {
-    rt_child child;
+    static const struct {
+        const char *output, *exit_code;
+        int status;
+    } cases[] = {{"LIVETRACK_OUTPUT=/dev/stderr", NULL, 0},
+                 {NULL, "LIVETRACK_EXIT_CODE=3", 3},
+                 {"LIVETRACK_OUTPUT=/dev/stderr", "LIVETRACK_EXIT_CODE=3", 3}};
     char out_path[300], err_path[300];
     snprintf(out_path, sizeof out_path, "%s/reader.out", dir);
     snprintf(err_path, sizeof err_path, "%s/reader.err", dir);
     char *argv[] = {(char *)rt_self(), "child", "1", "0", "stdin-reader", out_path, err_path, NULL};
-    const char *const on_stderr[] = {"LIVETRACK_OUTPUT=/dev/stderr", NULL};
-    int failed_before = check_failed;
-    CHECK_EQ_INT(rt_run(argv, on_stderr, NULL, &child), 0);
-    CHECK_EQ_INT(child.status, 0); /* 128 + SIGALRM: it hung at exit */
-    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
-    CHECK(out && rt_count_lines(out, "child line ") == 1);
-    CHECK(err && !strncmp(err, "child stderr line\n", 18));
-    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-    CHECK(err && rt_count_lines(err, total) == 1);
-    if (check_failed != failed_before) {
-        rt_child_dump("a report on stderr with stdin held", &child);
-        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        rt_child child;
+        const char *set[3] = {NULL, NULL, NULL}, **next = set;
+        if (cases[i].output)
+            *next++ = cases[i].output;
+        if (cases[i].exit_code)
+            *next = cases[i].exit_code;
+        int failed_before = check_failed;
+        CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+        CHECK_EQ_INT(child.status, cases[i].status); /* 128 + SIGALRM: it hung at exit */
+        char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
+        CHECK(out && rt_count_lines(out, "child line ") == 1);
+        CHECK(err && !strncmp(err, "child stderr line\n", 18));
+        const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+        CHECK(err && rt_count_lines(err, total) == 1);
+        if (check_failed != failed_before) {
+            fprintf(stderr, "%s %s:\n", cases[i].output ? cases[i].output : "",
+                    cases[i].exit_code ? cases[i].exit_code : "");
+            rt_child_dump("a report on stderr with stdin held", &child);
+            fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
+        }
+        free(out);
+        free(err);
+        rt_child_free(&child);
     }
-    free(out);
-    free(err);
-    rt_child_free(&child);
     unlink(out_path);
     unlink(err_path);
 }
