@@ -87,14 +87,34 @@ static void flush_program_stream(FILE *stream, FILE *as_loaded, int fd, const st
     funlockfile(stream);
 }
 
+/* The writes of a report on the program's stdout or stderr: all of
+ * `data` or an error (glibc takes a short count for one) */
+static ssize_t write_std_stream(void *cookie, const char *data, size_t length)
+{
+    size_t written = 0;
+    while (written < length) {
+        ssize_t done = lt_write_waiting((int)(intptr_t)cookie, data + written, length - written);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return written ? (ssize_t)written : -1;
+        written += (size_t)done;
+    }
+    return (ssize_t)written;
+}
+
+static int close_std_stream(void *cookie) { return close((int)(intptr_t)cookie); }
+
 FILE *lt_open_report_file(const char *path, lt_output_kind kind, int std_fd)
 {
     if (kind != LT_OUTPUT_STD_STREAM)
         return fopen(path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
-    /* "w" on a descriptor empties nothing; "a" would set O_APPEND on the
-     * open file the program's stdout shares with the duplicate. */
-    int fd = lt_dup_std_stream(std_fd);
-    FILE *file = fd >= 0 ? fdopen(fd, "w") : NULL;
+    /* Not fdopen(): its writes would fail on a duplicate the program made
+     * non-blocking. And "a" would have set O_APPEND on the open file the
+     * program's stdout shares with a duplicate. */
+    int fd = lt_open_std_stream(path, std_fd);
+    cookie_io_functions_t io = {.write = write_std_stream, .close = close_std_stream};
+    FILE *file = fd >= 0 ? fopencookie((void *)(intptr_t)fd, "w", io) : NULL;
     if (fd >= 0 && !file) {
         int error = errno;
         close(fd);

@@ -120,7 +120,7 @@ static void write_all(int fd, const char *text, size_t length)
     if (csv_is_pipe)
         lt_pipe_guard_begin(&guard); /* a FIFO whose reader has gone: EPIPE, not SIGPIPE */
     while (length && !csv_write_failed) {
-        ssize_t done = write(fd, text, length);
+        ssize_t done = lt_write_waiting(fd, text, length); /* the program's stdout may be non-blocking */
         if (done < 0 && errno == EINTR)
             continue;
         if (done <= 0) {
@@ -191,17 +191,18 @@ static int open_csv(void)
     }
     /* The program's own stdout or stderr (/dev/stdout, or the file it is
      * redirected to) is never emptied, which would erase what the program
-     * wrote there, and is written through a duplicate of the program's
-     * descriptor: each row goes where the program's output has got to,
-     * and its later output after the row. From a descriptor of its own
-     * (even with O_APPEND) the rows had an offset of their own, and the
-     * program's writes through a shell's ">" landed on them. */
+     * wrote there, and a regular file is written through a duplicate of
+     * the program's descriptor (lt_open_std_stream): each row goes where
+     * the program's output has got to, and its later output after the
+     * row. From a descriptor of its own (even with O_APPEND) the rows had
+     * an offset of their own, and the program's writes through a shell's
+     * ">" landed on them. */
     int std_fd;
     lt_output_kind kind = lt_output_kind_of(path, &std_fd);
     int empties = kind == LT_OUTPUT_OWN_FILE;
     int fd;
     if (kind == LT_OUTPUT_STD_STREAM) {
-        fd = lt_dup_std_stream(std_fd); /* never 0-2 */
+        fd = lt_open_std_stream(path, std_fd); /* never 0-2 */
     } else {
         lt_std_fds_held std_fds;
         lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdout */

@@ -118,6 +118,42 @@ static void start_stdin_reader(void)
     }
 }
 
+/* The reader of a pipe that is full before it starts: after a while it
+ * copies everything from `from` into `path`, then ends (not through
+ * exit: the objects are its parent's). */
+static void drain_slowly(int from, const char *path)
+{
+    usleep(500 * 1000);
+    int to = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char buffer[4096];
+    ssize_t got;
+    while (to >= 0 && ((got = read(from, buffer, sizeof buffer)) > 0 || (got < 0 && errno == EINTR)))
+        if (got > 0 && write(to, buffer, (size_t)got) != got)
+            _exit(1);
+    _exit(to >= 0 ? 0 : 1);
+}
+
+/* Sends stdout to a pipe that drain_slowly reads into `path`, and makes
+ * it non-blocking, as event loops (libuv) do. The reader keeps the
+ * descriptors the test reads, so the test sees the end once it is done. */
+static void start_nonblocking_stdout(const char *path)
+{
+    int ends[2];
+    if (pipe(ends) != 0)
+        exit(125);
+    pid_t reader = fork();
+    if (reader < 0)
+        exit(125);
+    if (reader == 0) {
+        close(ends[1]);
+        drain_slowly(ends[0], path);
+    }
+    if (dup2(ends[1], STDOUT_FILENO) < 0 || fcntl(STDOUT_FILENO, F_SETFL, O_NONBLOCK) != 0)
+        exit(125);
+    close(ends[0]);
+    close(ends[1]);
+}
+
 /* What setproctitle (nginx, PostgreSQL, Python's setproctitle module)
  * does to make room for a long title: the environment moves to the heap
  * and its strings in the initial block are overwritten, here with the
@@ -142,7 +178,8 @@ static void set_process_title(const char *title)
 
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
  * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore|
- * interleaved OUT ERR|stdout-held OUT ERR|stderr-held OUT ERR]".
+ * interleaved OUT ERR|stdout-held OUT ERR|stderr-held OUT ERR|
+ * nonblocking-stdout OUT ERR]".
  * Prints its pid and the leak's line, buffered (stdout is a pipe), so a
  * lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
@@ -159,7 +196,9 @@ static void set_process_title(const char *title)
  * "interleaved" then writes a line to stdout, flushed, before its first
  * object and after each leaked one; "stdout-held" has another thread take
  * stdout's lock for good after its buffered line, "stderr-held" that of
- * stderr (SIGALRM ends it after 20 s if its exit hangs). */
+ * stderr (SIGALRM ends it after 20 s if its exit hangs).
+ * "nonblocking-stdout" sends stderr to ERR and stdout to a non-blocking
+ * pipe that a reader starts copying into OUT only once it is full. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -176,6 +215,10 @@ static int child(int argc, char **argv)
     if (!strcmp(mode, "stdin-reader")) {
         alarm(20);
         start_stdin_reader();
+    }
+    if (!strcmp(mode, "nonblocking-stdout") && argc > 6) {
+        redirect(STDERR_FILENO, argv[6], NULL);
+        start_nonblocking_stdout(argv[5]);
     }
     if (!strcmp(mode, "broken-stdout") && argc > 6) {
         int ends[2];
@@ -911,6 +954,46 @@ static void test_std_streams_report_then_late_flush(void)
     unlink(err_path);
 }
 
+/* LIVETRACK_JSON and LIVETRACK_CSV on /dev/stdout, a pipe the program
+ * made non-blocking, read slowly: the JSON and every row arrive whole
+ * (through a duplicate of fd 1, which shares its O_NONBLOCK, the writes
+ * failed with EAGAIN once 64 KiB were in the pipe). */
+static void test_std_streams_nonblocking_pipe(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300], json_path[300];
+    snprintf(out_path, sizeof out_path, "%s/nonblock.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/nonblock.err", dir);
+    snprintf(json_path, sizeof json_path, "%s/nonblock.json", dir);
+    char *argv[] = {(char *)rt_self(), "child", "2000", "0", "nonblocking-stdout", out_path, err_path, NULL};
+    const char *const set[] = {"LIVETRACK_JSON=/dev/stdout", "LIVETRACK_CSV=/dev/stdout", "LIVETRACK_EXIT_REPORT=off",
+                               NULL};
+    int failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0); /* returns once the reader is done too */
+    CHECK_EQ_INT(child.status, 0);
+    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
+    CHECK(err && !strstr(err, "livetrack:"));
+    /* the rows (2000 leaks, one object created and released), the
+     * program's line, the JSON */
+    CHECK(out && rt_count_lines(out, "seq,time_ms,event,") == 1);
+    CHECK(out && rt_count(out, ",create,") == 2001 && rt_count(out, ",release,") == 1);
+    const char *line = out ? strstr(out, "child line ") : NULL;
+    const char *json = line ? strchr(line, '\n') : NULL;
+    CHECK(json && rt_write_file(json_path, json + 1));
+    const char *checks[] = {"r['summary']['leaked_objects'] == 2000", NULL};
+    CHECK(json && rt_check_json(json_path, checks));
+    if (check_failed != failed_before) {
+        rt_child_dump("the JSON and the timeline on a non-blocking stdout pipe", &child);
+        fprintf(stderr, "stdout: %zu bytes\nstderr:\n%s\n", out ? strlen(out) : 0, err ? err : "(none)");
+    }
+    free(out);
+    free(err);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+    unlink(json_path);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -927,6 +1010,7 @@ int main(int argc, char **argv)
     test_process_title();
     test_std_streams_timeline_mixed();
     test_std_streams_report_then_late_flush();
+    test_std_streams_nonblocking_pipe();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");
