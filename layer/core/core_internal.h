@@ -169,17 +169,30 @@ static inline int lt_fd_still_is(int fd, const struct stat *opened)
     return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
 }
 
+/* The files of the program's stdout and stderr when livetrack was loaded
+ * (lifecycle.c; `known` 0: that descriptor was closed). A program may
+ * close its stdout before the exit report is written (gnulib's
+ * close_stdout, in an atexit handler, closes descriptor 1): its output
+ * file is still not to be emptied. */
+typedef struct lt_std_stream_file {
+    dev_t dev;
+    ino_t ino;
+    int known;
+} lt_std_stream_file;
+extern lt_std_stream_file lt_std_streams_at_load[2]; /* stdout, stderr */
+
 /* How a report or timeline file is to be opened. A path may name the
  * program's own stdout or stderr (/dev/stdout, /dev/fd/2,
  * /proc/self/fd/1, or the file they are redirected to): emptying it would
  * erase what the program wrote there, so such a file is written as
- * lt_open_std_stream says. Any other that is not a regular file (a
- * terminal, a FIFO, /dev/null: nothing to empty) is appended to. Only a
- * new or regular file of its own is emptied. Only system calls: the crash
+ * lt_open_std_stream says; the file they wrote to when livetrack was
+ * loaded, and any other that is not a regular file (a terminal, a FIFO,
+ * /dev/null: nothing to empty), is appended to. Only a new or regular
+ * file of its own is emptied. Only system calls: the crash
  * report uses it. */
 typedef enum lt_output_kind {
     LT_OUTPUT_OWN_FILE,   /* absent, or a regular file: emptied */
-    LT_OUTPUT_DEVICE,     /* exists and is not a regular file: appended to */
+    LT_OUTPUT_DEVICE,     /* exists and is not a regular file, or was stdout or stderr at load: appended to */
     LT_OUTPUT_STD_STREAM, /* the file the program's stdout or stderr writes to: lt_open_std_stream */
 } lt_output_kind;
 /* `std_fd` is set to that descriptor, 1 or 2, for LT_OUTPUT_STD_STREAM
@@ -195,6 +208,13 @@ static inline lt_output_kind lt_output_kind_of(const char *path, int *std_fd)
             *std_fd = fd;
             return LT_OUTPUT_STD_STREAM;
         }
+    }
+    /* The program's output file, whose descriptor it has closed since (or
+     * moved): nothing to duplicate, but never to empty. */
+    for (int i = 0; i < 2; i++) {
+        const lt_std_stream_file *was = &lt_std_streams_at_load[i];
+        if (was->known && was->dev == target.st_dev && was->ino == target.st_ino)
+            return LT_OUTPUT_DEVICE;
     }
     return S_ISREG(target.st_mode) ? LT_OUTPUT_OWN_FILE : LT_OUTPUT_DEVICE;
 }

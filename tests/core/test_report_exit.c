@@ -82,6 +82,9 @@ static void *read_stdin(void *unused)
     return fgets(line, sizeof line, stdin);
 }
 
+/* As gnulib's close_stdout (coreutils, most GNU tools) at exit */
+static void close_stdout_at_exit(void) { fclose(stdout); }
+
 /* Takes the lock of `stream` (stdout or stderr) and keeps it until the
  * process ends. */
 static void *hold_stream(void *stream)
@@ -179,7 +182,7 @@ static void set_process_title(const char *title)
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
  * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore|
  * interleaved OUT ERR|stdout-held OUT ERR|stderr-held OUT ERR|
- * nonblocking-stdout OUT ERR]".
+ * nonblocking-stdout OUT ERR|closes-stdout]".
  * Prints its pid and the leak's line, buffered (stdout is a pipe), so a
  * lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
@@ -198,7 +201,8 @@ static void set_process_title(const char *title)
  * stdout's lock for good after its buffered line, "stderr-held" that of
  * stderr (SIGALRM ends it after 20 s if its exit hangs).
  * "nonblocking-stdout" sends stderr to ERR and stdout to a non-blocking
- * pipe that a reader starts copying into OUT only once it is full. */
+ * pipe that a reader starts copying into OUT only once it is full.
+ * "closes-stdout" closes stdout in an atexit handler. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -212,6 +216,8 @@ static int child(int argc, char **argv)
     }
     if (stderr_held)
         alarm(20);
+    if (!strcmp(mode, "closes-stdout"))
+        atexit(close_stdout_at_exit);
     if (!strcmp(mode, "stdin-reader")) {
         alarm(20);
         start_stdin_reader();
@@ -994,6 +1000,39 @@ static void test_std_streams_nonblocking_pipe(void)
     unlink(json_path);
 }
 
+/* ./program >out with LIVETRACK_OUTPUT=out, the program closing stdout
+ * at exit (fclose in an atexit handler, as gnulib's close_stdout does):
+ * descriptor 1 is closed when the report is written, and the file is
+ * still the program's, not to be emptied (it was: "w" erased the
+ * program's output). */
+static void test_std_streams_closed_at_exit(void)
+{
+    rt_child child;
+    char out_path[300], err_path[300], output_setting[320];
+    snprintf(out_path, sizeof out_path, "%s/closed.out", dir);
+    snprintf(err_path, sizeof err_path, "%s/closed.err", dir);
+    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", out_path);
+    /* redirected by a shell, before livetrack is loaded */
+    char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child 1 0 closes-stdout >\"$1\" 2>\"$2\"", (char *)rt_self(),
+                    out_path, err_path, NULL};
+    const char *const set[] = {output_setting, NULL};
+    int failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
+    CHECK_EQ_INT(child.status, 0);
+    char *out = rt_read_file(out_path);
+    CHECK(out && !strncmp(out, "child line ", 11));
+    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+    CHECK(out && rt_count_lines(out, total) == 1);
+    if (check_failed != failed_before) {
+        rt_child_dump("a report on the file of a stdout closed at exit", &child);
+        fprintf(stderr, "stdout file:\n%s\n", out ? out : "(none)");
+    }
+    free(out);
+    rt_child_free(&child);
+    unlink(out_path);
+    unlink(err_path);
+}
+
 int main(int argc, char **argv)
 {
     livetrack_declare_types(LIVETRACK_DOMAIN_USER, "user", type_names, T_COUNT);
@@ -1011,6 +1050,7 @@ int main(int argc, char **argv)
     test_std_streams_timeline_mixed();
     test_std_streams_report_then_late_flush();
     test_std_streams_nonblocking_pipe();
+    test_std_streams_closed_at_exit();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");
