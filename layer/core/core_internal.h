@@ -6,16 +6,12 @@
 #ifndef LIVETRACK_CORE_INTERNAL_H
 #define LIVETRACK_CORE_INTERNAL_H
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "livetrack/livetrack.h"
 #include "path_pattern.h"
@@ -169,17 +165,22 @@ static inline int lt_fd_still_is(int fd, const struct stat *opened)
     return fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == opened->st_dev && now.st_ino == opened->st_ino;
 }
 
-/* The files of the program's stdout and stderr when livetrack was loaded
- * (lifecycle.c; `known` 0: that descriptor was closed). A program may
- * close its stdout before the exit report is written (gnulib's
- * close_stdout, in an atexit handler, closes descriptor 1): its output
- * file is still not to be emptied. */
-typedef struct lt_std_stream_file {
+/* ---- the program's stdout and stderr as report files (std_streams.c) ---- */
+/* stdout and stderr as they were when livetrack was loaded: the C
+ * library's own FILE objects, which outlive an fclose (glibc and musl keep
+ * the three standard ones in static storage), and the files of
+ * descriptors 1 and 2 (`known` 0: that descriptor was closed). A program
+ * may point stdout at a FILE of its own and free it with fclose, or close
+ * its stdout before the exit report is written (gnulib's close_stdout, in
+ * an atexit handler, closes descriptor 1): its output file is still not
+ * to be emptied. */
+typedef struct lt_std_stream_at_load {
+    FILE *stream;
     dev_t dev;
     ino_t ino;
     int known;
-} lt_std_stream_file;
-extern lt_std_stream_file lt_std_streams_at_load[2]; /* stdout, stderr */
+} lt_std_stream_at_load;
+extern lt_std_stream_at_load lt_std_streams_at_load[2]; /* stdout, stderr */
 
 /* How a report or timeline file is to be opened. A path may name the
  * program's own stdout or stderr (/dev/stdout, /dev/fd/2,
@@ -188,97 +189,28 @@ extern lt_std_stream_file lt_std_streams_at_load[2]; /* stdout, stderr */
  * lt_open_std_stream says; the file they wrote to when livetrack was
  * loaded, and any other that is not a regular file (a terminal, a FIFO,
  * /dev/null: nothing to empty), is appended to. Only a new or regular
- * file of its own is emptied. Only system calls: the crash
- * report uses it. */
+ * file of its own is emptied. */
 typedef enum lt_output_kind {
     LT_OUTPUT_OWN_FILE,   /* absent, or a regular file: emptied */
     LT_OUTPUT_DEVICE,     /* exists and is not a regular file, or was stdout or stderr at load: appended to */
     LT_OUTPUT_STD_STREAM, /* the file the program's stdout or stderr writes to: lt_open_std_stream */
 } lt_output_kind;
 /* `std_fd` is set to that descriptor, 1 or 2, for LT_OUTPUT_STD_STREAM
- * (1 when both are the file), else to -1. */
-static inline lt_output_kind lt_output_kind_of(const char *path, int *std_fd)
-{
-    struct stat target, stream;
-    *std_fd = -1;
-    if (stat(path, &target) != 0)
-        return LT_OUTPUT_OWN_FILE;
-    for (int fd = 1; fd <= 2; fd++) { /* stdout, stderr */
-        if (fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) {
-            *std_fd = fd;
-            return LT_OUTPUT_STD_STREAM;
-        }
-    }
-    /* The program's output file, whose descriptor it has closed since (or
-     * moved): nothing to duplicate, but never to empty. */
-    for (int i = 0; i < 2; i++) {
-        const lt_std_stream_file *was = &lt_std_streams_at_load[i];
-        if (was->known && was->dev == target.st_dev && was->ino == target.st_ino)
-            return LT_OUTPUT_DEVICE;
-    }
-    return S_ISREG(target.st_mode) ? LT_OUTPUT_OWN_FILE : LT_OUTPUT_DEVICE;
-}
-/* A descriptor of livetrack's own (close-on-exec, never 0, 1 or 2) for
- * the program's stdout or stderr, `std_fd`: a duplicate, so it shares that
- * descriptor's file offset. What livetrack writes goes where the
- * program's next write would, and the program's later writes go after it.
- * A descriptor opened anew, even with O_APPEND, has an offset of its own:
- * the program's writes through a shell's ">" (no O_APPEND) would land on
- * livetrack's. -1 on failure. Only system calls. */
-static inline int lt_dup_std_stream(int std_fd) { return fcntl(std_fd, F_DUPFD_CLOEXEC, 3); }
+ * (1 when both are the file), else to -1. Only system calls. */
+lt_output_kind lt_output_kind_of(const char *path, int *std_fd);
 /* The descriptor (livetrack's own, close-on-exec, never 0, 1 or 2) to
- * write the program's stdout or stderr `std_fd`, named by `path`, through;
- * -1, errno set, on failure. A regular file, the only one with an offset
- * to share, is written through a duplicate (lt_dup_std_stream). Any other
- * (a pipe, a terminal) is opened anew at `path`: a duplicate shares the
- * open file's status flags too, and a program that made its stdout
- * non-blocking (an event loop) would have livetrack's writes fail with
- * EAGAIN once a pipe is full. Opened non-blocking, so that a FIFO whose
- * reader has gone fails (ENXIO) instead of waiting for one, then made
- * blocking. What cannot be opened anew (a socket, such a FIFO) is
- * duplicated after all: write it with lt_write_waiting. Only system
- * calls. */
-static inline int lt_open_std_stream(const char *path, int std_fd)
-{
-    struct stat stream;
-    if (fstat(std_fd, &stream) == 0 && S_ISREG(stream.st_mode))
-        return lt_dup_std_stream(std_fd);
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
-    if (fd >= 0 && fd <= 2) { /* a number the program closed: never livetrack's */
-        int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        close(fd);
-        fd = moved;
-    }
-    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    if (flags != -1 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
-        return fd;
-    if (fd >= 0)
-        close(fd);
-    return lt_dup_std_stream(std_fd);
-}
-/* How long lt_write_waiting waits for a full file to take more */
-#define LT_WRITE_WAIT_MS 10000
-/* write(), for a descriptor the program may have made non-blocking (a
- * duplicate of its stdout or stderr, lt_open_std_stream): on EAGAIN, a
- * full pipe or socket, it waits for room, up to LT_WRITE_WAIT_MS each
- * time nothing could be written, instead of failing (then EAGAIN). EINTR
- * is the caller's. Only system calls. */
-static inline ssize_t lt_write_waiting(int fd, const void *data, size_t length)
-{
-    for (;;) {
-        ssize_t done = write(fd, data, length);
-        if (done >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
-            return done;
-        struct pollfd room = {.fd = fd, .events = POLLOUT};
-        int ready = poll(&room, 1, LT_WRITE_WAIT_MS);
-        if (ready == 0)
-            errno = EAGAIN;
-        if (ready <= 0)
-            return -1;
-    }
-}
+ * write the program's stdout or stderr `std_fd`, named by `path`, through,
+ * so that it lands where the program's output has got to; -1, errno set,
+ * on failure. Write it with lt_write_fully. Only system calls. */
+int lt_open_std_stream(const char *path, int std_fd);
+/* write() all of `data`: EINTR retried, and on a descriptor the program
+ * made non-blocking (a full pipe or socket) it waits for room, up to 10 s
+ * each time nothing could be written. Returns the bytes written; fewer
+ * than `length` on failure, errno saying why (0: write() took nothing).
+ * Only system calls. */
+size_t lt_write_fully(int fd, const void *data, size_t length);
 /* A report file (the exit and crash reports) at `path`, opened as
- * lt_output_kind_of said (exit_report.c); NULL, errno set, on failure. */
+ * lt_output_kind_of said; NULL, errno set, on failure. */
 FILE *lt_open_report_file(const char *path, lt_output_kind kind, int std_fd);
 
 /* Around an open() of a descriptor that livetrack, libunwind or libdw

@@ -37,19 +37,6 @@ typedef struct report_file {
     char path[4096]; /* %p expanded, for messages: the file tried */
 } report_file;
 
-/* stdout and stderr as they were when livetrack was loaded: the C
- * library's own FILE objects, which outlive an fclose (glibc and musl keep
- * the three standard ones in static storage). A program may point stdout
- * at a FILE of its own (glibc lets it assign the variable) and free that
- * with fclose: such a stream is never touched at exit. */
-static FILE *stdout_as_loaded, *stderr_as_loaded;
-
-__attribute__((constructor)) static void note_std_streams(void)
-{
-    stdout_as_loaded = stdout;
-    stderr_as_loaded = stderr;
-}
-
 /* Set when flushing the program's stream failed on a pipe whose reader
  * has gone. That flush runs inside the report's pipe guard, which takes
  * back the SIGPIPE it raised; without the report, exit()'s own flush of
@@ -77,50 +64,17 @@ static int program_write_broke_pipe;
  *    which a thread blocked in fgets(stdin) holds until a line comes: the
  *    process would hang at exit. A stream left so is flushed by exit()
  *    after the report, which, written at the same file offset
- *    (lt_dup_std_stream), it does not overwrite. */
-static void flush_program_stream(FILE *stream, FILE *as_loaded, int fd, const struct stat *report_file)
+ *    (lt_open_std_stream), it does not overwrite;
+ *  - a stream that is not the C library's stdout or stderr as loaded
+ *    (lt_std_streams_at_load) may be a FILE the program freed. */
+static void flush_program_stream(FILE *stream, int fd, const struct stat *report_file)
 {
-    if (!stream || stream != as_loaded || !lt_fd_still_is(fd, report_file) || ftrylockfile(stream) != 0)
+    if (!stream || stream != lt_std_streams_at_load[fd - 1].stream || !lt_fd_still_is(fd, report_file) ||
+        ftrylockfile(stream) != 0)
         return;
     if (fflush_unlocked(stream) != 0 && errno == EPIPE)
         program_write_broke_pipe = 1;
     funlockfile(stream);
-}
-
-/* The writes of a report on the program's stdout or stderr: all of
- * `data` or an error (glibc takes a short count for one) */
-static ssize_t write_std_stream(void *cookie, const char *data, size_t length)
-{
-    size_t written = 0;
-    while (written < length) {
-        ssize_t done = lt_write_waiting((int)(intptr_t)cookie, data + written, length - written);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return written ? (ssize_t)written : -1;
-        written += (size_t)done;
-    }
-    return (ssize_t)written;
-}
-
-static int close_std_stream(void *cookie) { return close((int)(intptr_t)cookie); }
-
-FILE *lt_open_report_file(const char *path, lt_output_kind kind, int std_fd)
-{
-    if (kind != LT_OUTPUT_STD_STREAM)
-        return fopen(path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
-    /* Not fdopen(): its writes would fail on a duplicate the program made
-     * non-blocking. And "a" would have set O_APPEND on the open file the
-     * program's stdout shares with a duplicate. */
-    int fd = lt_open_std_stream(path, std_fd);
-    cookie_io_functions_t io = {.write = write_std_stream, .close = close_std_stream};
-    FILE *file = fd >= 0 ? fopencookie((void *)(intptr_t)fd, "w", io) : NULL;
-    if (fd >= 0 && !file) {
-        int error = errno;
-        close(fd);
-        errno = error;
-    }
-    return file;
 }
 
 /* Open a %p path for writing; file NULL (and a message) when it cannot be.
@@ -138,8 +92,8 @@ static report_file open_output(const char *pattern, const char *what, int fall_b
         lt_output_kind kind = lt_output_kind_of(out.path, &std_fd);
         struct stat report_file;
         if (kind == LT_OUTPUT_STD_STREAM && stat(out.path, &report_file) == 0) {
-            flush_program_stream(stdout, stdout_as_loaded, STDOUT_FILENO, &report_file);
-            flush_program_stream(stderr, stderr_as_loaded, STDERR_FILENO, &report_file);
+            flush_program_stream(stdout, STDOUT_FILENO, &report_file);
+            flush_program_stream(stderr, STDERR_FILENO, &report_file);
         }
         out.file = lt_open_report_file(out.path, kind, std_fd);
         error = errno;
@@ -190,7 +144,7 @@ static FILE *open_default_output(void)
     struct stat program_stderr;
     if (fstat(STDERR_FILENO, &program_stderr) != 0)
         return NULL;
-    flush_program_stream(stderr, stderr_as_loaded, STDERR_FILENO, &program_stderr);
+    flush_program_stream(stderr, STDERR_FILENO, &program_stderr);
     return lt_open_report_file("/dev/stderr", LT_OUTPUT_STD_STREAM, STDERR_FILENO);
 }
 

@@ -345,15 +345,8 @@ static void remove_fatal_handlers(void)
 
 /* ---- start and end -------------------------------------------------------- */
 
-lt_std_stream_file lt_std_streams_at_load[2];
-
 __attribute__((constructor)) static void lifecycle_start(void)
 {
-    for (int i = 0; i < 2; i++) {
-        struct stat file;
-        if (fstat(STDOUT_FILENO + i, &file) == 0)
-            lt_std_streams_at_load[i] = (lt_std_stream_file){file.st_dev, file.st_ino, 1};
-    }
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     if (lt_get_settings()->crash_report)
         install_fatal_handlers();

@@ -119,18 +119,11 @@ static void write_all(int fd, const char *text, size_t length)
     lt_pipe_guard guard;
     if (csv_is_pipe)
         lt_pipe_guard_begin(&guard); /* a FIFO whose reader has gone: EPIPE, not SIGPIPE */
-    while (length && !csv_write_failed) {
-        ssize_t done = lt_write_waiting(fd, text, length); /* the program's stdout may be non-blocking */
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0) {
-            csv_write_failed = 1;
-            lt_note("writing the timeline to \"%s\" failed: %s; no more rows are written", csv_path,
-                    done < 0 ? strerror(errno) : "nothing written");
-            break;
-        }
-        text += done;
-        length -= (size_t)done;
+    /* lt_write_fully: the program's stdout may be non-blocking */
+    if (!csv_write_failed && lt_write_fully(fd, text, length) < length) {
+        csv_write_failed = 1;
+        lt_note("writing the timeline to \"%s\" failed: %s; no more rows are written", csv_path,
+                errno ? strerror(errno) : "nothing written");
     }
     if (csv_is_pipe)
         lt_pipe_guard_end(&guard);
