@@ -609,6 +609,59 @@ static void test_std_streams(void)
     unlink(report_path);
 }
 
+/* A child run with its stdout and stderr on files of this test's
+ * directory, NAME.out and NAME.err, and what it wrote there: the modes
+ * "child LEAKS 0 MODE OUT ERR" send them there themselves, a shell's
+ * redirection does for std_run_argv's own command. */
+typedef struct std_run {
+    char out_path[300], err_path[300];
+    rt_child child;
+    char *out, *err; /* NULL: the file is not there */
+    int failed_before;
+} std_run;
+
+static void std_run_init(std_run *run, const char *name)
+{
+    snprintf(run->out_path, sizeof run->out_path, "%s/%s.out", dir, name);
+    snprintf(run->err_path, sizeof run->err_path, "%s/%s.err", dir, name);
+}
+
+static void std_run_argv(std_run *run, char *const *argv, const char *const *set, const char *const *unset)
+{
+    run->failed_before = check_failed;
+    CHECK_EQ_INT(rt_run(argv, set, unset, &run->child), 0);
+    run->out = rt_read_file(run->out_path);
+    run->err = rt_read_file(run->err_path);
+}
+
+static void std_run_child(std_run *run, const char *leaks, const char *mode, const char *const *set,
+                          const char *const *unset)
+{
+    char *argv[] = {(char *)rt_self(), "child", (char *)leaks, "0", (char *)mode, run->out_path, run->err_path, NULL};
+    std_run_argv(run, argv, set, unset);
+}
+
+/* After its checks: on a failure since the run, what the child did and
+ * both files (a long one by its size); then everything is let go. */
+static void std_run_end(std_run *run, const char *what)
+{
+    if (check_failed != run->failed_before) {
+        rt_child_dump(what, &run->child);
+        const char *names[] = {"stdout", "stderr"}, *texts[] = {run->out, run->err};
+        for (int i = 0; i < 2; i++) {
+            if (texts[i] && strlen(texts[i]) > 4096)
+                fprintf(stderr, "%s file: %zu bytes\n", names[i], strlen(texts[i]));
+            else
+                fprintf(stderr, "%s file:\n%s\n", names[i], texts[i] ? texts[i] : "(none)");
+        }
+    }
+    free(run->out);
+    free(run->err);
+    rt_child_free(&run->child);
+    unlink(run->out_path);
+    unlink(run->err_path);
+}
+
 /* A report on the program's stderr while another thread sits in
  * fgets(stdin), holding stdin's lock: flushing the program's streams
  * before the report must not wait for that lock (fflush(NULL) did, and
@@ -622,37 +675,25 @@ static void test_std_streams_stdin_held(void)
     } cases[] = {{"LIVETRACK_OUTPUT=/dev/stderr", NULL, 0},
                  {NULL, "LIVETRACK_EXIT_CODE=3", 3},
                  {"LIVETRACK_OUTPUT=/dev/stderr", "LIVETRACK_EXIT_CODE=3", 3}};
-    char out_path[300], err_path[300];
-    snprintf(out_path, sizeof out_path, "%s/reader.out", dir);
-    snprintf(err_path, sizeof err_path, "%s/reader.err", dir);
-    char *argv[] = {(char *)rt_self(), "child", "1", "0", "stdin-reader", out_path, err_path, NULL};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        rt_child child;
+        std_run run;
+        std_run_init(&run, "reader");
         const char *set[3] = {NULL, NULL, NULL}, **next = set;
         if (cases[i].output)
             *next++ = cases[i].output;
         if (cases[i].exit_code)
             *next = cases[i].exit_code;
-        int failed_before = check_failed;
-        CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
-        CHECK_EQ_INT(child.status, cases[i].status); /* 128 + SIGALRM: it hung at exit */
-        char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
-        CHECK(out && rt_count_lines(out, "child line ") == 1);
-        CHECK(err && !strncmp(err, "child stderr line\n", 18));
+        std_run_child(&run, "1", "stdin-reader", set, NULL);
+        CHECK_EQ_INT(run.child.status, cases[i].status); /* 128 + SIGALRM: it hung at exit */
+        CHECK(run.out && rt_count_lines(run.out, "child line ") == 1);
+        CHECK(run.err && !strncmp(run.err, "child stderr line\n", 18));
         const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-        CHECK(err && rt_count_lines(err, total) == 1);
-        if (check_failed != failed_before) {
+        CHECK(run.err && rt_count_lines(run.err, total) == 1);
+        if (check_failed != run.failed_before)
             fprintf(stderr, "%s %s:\n", cases[i].output ? cases[i].output : "",
                     cases[i].exit_code ? cases[i].exit_code : "");
-            rt_child_dump("a report on stderr with stdin held", &child);
-            fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
-        }
-        free(out);
-        free(err);
-        rt_child_free(&child);
+        std_run_end(&run, "a report on stderr with stdin held");
     }
-    unlink(out_path);
-    unlink(err_path);
 }
 
 /* The default text report (no LIVETRACK_OUTPUT: on stderr) while another
@@ -661,29 +702,16 @@ static void test_std_streams_stdin_held(void)
  * through the program's stderr FILE, whose lock it waited for.) */
 static void test_std_streams_stderr_held(void)
 {
-    rt_child child;
-    char out_path[300], err_path[300];
-    snprintf(out_path, sizeof out_path, "%s/errheld.out", dir);
-    snprintf(err_path, sizeof err_path, "%s/errheld.err", dir);
-    char *argv[] = {(char *)rt_self(), "child", "1", "0", "stderr-held", out_path, err_path, NULL};
+    std_run run;
+    std_run_init(&run, "errheld");
     const char *const unset[] = {"LIVETRACK_OUTPUT", NULL};
-    int failed_before = check_failed;
-    CHECK_EQ_INT(rt_run(argv, NULL, unset, &child), 0);
-    CHECK_EQ_INT(child.status, 0); /* 128 + SIGALRM: it hung at exit */
-    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
-    CHECK(out && rt_count_lines(out, "child line ") == 1);
-    CHECK(err && !strncmp(err, "child stderr line\n", 18));
+    std_run_child(&run, "1", "stderr-held", NULL, unset);
+    CHECK_EQ_INT(run.child.status, 0); /* 128 + SIGALRM: it hung at exit */
+    CHECK(run.out && rt_count_lines(run.out, "child line ") == 1);
+    CHECK(run.err && !strncmp(run.err, "child stderr line\n", 18));
     const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-    CHECK(err && rt_count_lines(err, total) == 1);
-    if (check_failed != failed_before) {
-        rt_child_dump("the default report, stderr's lock held", &child);
-        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", out ? out : "(none)", err ? err : "(none)");
-    }
-    free(out);
-    free(err);
-    rt_child_free(&child);
-    unlink(out_path);
-    unlink(err_path);
+    CHECK(run.err && rt_count_lines(run.err, total) == 1);
+    std_run_end(&run, "the default report, stderr's lock held");
 }
 
 /* A locale whose only change from POSIX is the decimal comma (and the
@@ -878,15 +906,11 @@ static void test_std_streams_broken_pipe(void)
  * program's later lines landed on them.) */
 static void test_std_streams_timeline_mixed(void)
 {
-    rt_child child;
-    char out_path[300], err_path[300];
-    snprintf(out_path, sizeof out_path, "%s/mixed.out", dir);
-    snprintf(err_path, sizeof err_path, "%s/mixed.err", dir);
-    char *argv[] = {(char *)rt_self(), "child", "3", "0", "interleaved", out_path, err_path, NULL};
+    std_run run;
+    std_run_init(&run, "mixed");
     const char *const set[] = {"LIVETRACK_CSV=/dev/stdout", "LIVETRACK_EXIT_REPORT=off", NULL};
-    int failed_before = check_failed;
-    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
-    CHECK_EQ_INT(child.status, 0);
+    std_run_child(&run, "3", "interleaved", set, NULL);
+    CHECK_EQ_INT(run.child.status, 0);
     /* 3 leaks, then 0x9000 created and released: 5 rows */
     static const char *const expected[] = {"child output before any object\n",
                                            "seq,time_ms,event,call,api,type,",
@@ -900,9 +924,8 @@ static void test_std_streams_timeline_mixed(void)
                                            "5,",
                                            "child line "};
     size_t count = sizeof expected / sizeof expected[0], seen = 0;
-    char *out = rt_read_file(out_path);
-    CHECK(out != NULL);
-    for (const char *line = out; line && *line; seen++) {
+    CHECK(run.out != NULL);
+    for (const char *line = run.out; line && *line; seen++) {
         const char *end = strchr(line, '\n');
         size_t length = end ? (size_t)(end - line) + 1 : strlen(line);
         if (seen < count) {
@@ -915,14 +938,7 @@ static void test_std_streams_timeline_mixed(void)
         line += length;
     }
     CHECK_EQ_INT(seen, count);
-    if (check_failed != failed_before) {
-        rt_child_dump("a timeline on stdout among the program's lines", &child);
-        fprintf(stderr, "stdout file:\n%s\n", out ? out : "(none)");
-    }
-    free(out);
-    rt_child_free(&child);
-    unlink(out_path);
-    unlink(err_path);
+    std_run_end(&run, "a timeline on stdout among the program's lines");
 }
 
 /* LIVETRACK_OUTPUT=/dev/stdout, ./program >file, and another thread
@@ -932,32 +948,21 @@ static void test_std_streams_timeline_mixed(void)
  * past fd 1's offset, and the line then over the report's first bytes). */
 static void test_std_streams_report_then_late_flush(void)
 {
-    rt_child child;
-    char out_path[300], err_path[300];
-    snprintf(out_path, sizeof out_path, "%s/held.out", dir);
-    snprintf(err_path, sizeof err_path, "%s/held.err", dir);
-    char *argv[] = {(char *)rt_self(), "child", "1", "0", "stdout-held", out_path, err_path, NULL};
+    std_run run;
+    std_run_init(&run, "held");
     const char *const set[] = {"LIVETRACK_OUTPUT=/dev/stdout", NULL};
-    int failed_before = check_failed;
-    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
-    CHECK_EQ_INT(child.status, 0);
-    char *out = rt_read_file(out_path);
+    std_run_child(&run, "1", "stdout-held", set, NULL);
+    CHECK_EQ_INT(run.child.status, 0);
+    const char *out = run.out;
     char header[128];
     snprintf(header, sizeof header, "livetrack: 1 leaked object (256 bytes) from 1 call site at exit of pid %ld\n",
-             (long)child.pid);
+             (long)run.child.pid);
     CHECK(out && !strncmp(out, header, strlen(header)));
     const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
     CHECK(out && rt_count_lines(out, total) == 1);
     const char *line = out ? strstr(out, "child line ") : NULL;
     CHECK(line && strchr(line, '\n') && !strchr(line, '\n')[1]); /* the last line */
-    if (check_failed != failed_before) {
-        rt_child_dump("a report on stdout, stdout's lock held", &child);
-        fprintf(stderr, "stdout file:\n%s\n", out ? out : "(none)");
-    }
-    free(out);
-    rt_child_free(&child);
-    unlink(out_path);
-    unlink(err_path);
+    std_run_end(&run, "a report on stdout, stdout's lock held");
 }
 
 /* LIVETRACK_JSON and LIVETRACK_CSV on /dev/stdout, a pipe the program
@@ -966,19 +971,16 @@ static void test_std_streams_report_then_late_flush(void)
  * failed with EAGAIN once 64 KiB were in the pipe). */
 static void test_std_streams_nonblocking_pipe(void)
 {
-    rt_child child;
-    char out_path[300], err_path[300], json_path[300];
-    snprintf(out_path, sizeof out_path, "%s/nonblock.out", dir);
-    snprintf(err_path, sizeof err_path, "%s/nonblock.err", dir);
+    std_run run;
+    std_run_init(&run, "nonblock");
+    char json_path[300];
     snprintf(json_path, sizeof json_path, "%s/nonblock.json", dir);
-    char *argv[] = {(char *)rt_self(), "child", "2000", "0", "nonblocking-stdout", out_path, err_path, NULL};
     const char *const set[] = {"LIVETRACK_JSON=/dev/stdout", "LIVETRACK_CSV=/dev/stdout", "LIVETRACK_EXIT_REPORT=off",
                                NULL};
-    int failed_before = check_failed;
-    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0); /* returns once the reader is done too */
-    CHECK_EQ_INT(child.status, 0);
-    char *out = rt_read_file(out_path), *err = rt_read_file(err_path);
-    CHECK(err && !strstr(err, "livetrack:"));
+    std_run_child(&run, "2000", "nonblocking-stdout", set, NULL); /* returns once the reader is done too */
+    CHECK_EQ_INT(run.child.status, 0);
+    const char *out = run.out;
+    CHECK(run.err && !strstr(run.err, "livetrack:"));
     /* the rows (2000 leaks, one object created and released), the
      * program's line, the JSON */
     CHECK(out && rt_count_lines(out, "seq,time_ms,event,") == 1);
@@ -988,15 +990,7 @@ static void test_std_streams_nonblocking_pipe(void)
     CHECK(json && rt_write_file(json_path, json + 1));
     const char *checks[] = {"r['summary']['leaked_objects'] == 2000", NULL};
     CHECK(json && rt_check_json(json_path, checks));
-    if (check_failed != failed_before) {
-        rt_child_dump("the JSON and the timeline on a non-blocking stdout pipe", &child);
-        fprintf(stderr, "stdout: %zu bytes\nstderr:\n%s\n", out ? strlen(out) : 0, err ? err : "(none)");
-    }
-    free(out);
-    free(err);
-    rt_child_free(&child);
-    unlink(out_path);
-    unlink(err_path);
+    std_run_end(&run, "the JSON and the timeline on a non-blocking stdout pipe");
     unlink(json_path);
 }
 
@@ -1007,30 +1001,20 @@ static void test_std_streams_nonblocking_pipe(void)
  * program's output). */
 static void test_std_streams_closed_at_exit(void)
 {
-    rt_child child;
-    char out_path[300], err_path[300], output_setting[320];
-    snprintf(out_path, sizeof out_path, "%s/closed.out", dir);
-    snprintf(err_path, sizeof err_path, "%s/closed.err", dir);
-    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", out_path);
+    std_run run;
+    std_run_init(&run, "closed");
+    char output_setting[320];
+    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", run.out_path);
     /* redirected by a shell, before livetrack is loaded */
     char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child 1 0 closes-stdout >\"$1\" 2>\"$2\"", (char *)rt_self(),
-                    out_path, err_path, NULL};
+                    run.out_path, run.err_path, NULL};
     const char *const set[] = {output_setting, NULL};
-    int failed_before = check_failed;
-    CHECK_EQ_INT(rt_run(argv, set, NULL, &child), 0);
-    CHECK_EQ_INT(child.status, 0);
-    char *out = rt_read_file(out_path);
-    CHECK(out && !strncmp(out, "child line ", 11));
+    std_run_argv(&run, argv, set, NULL);
+    CHECK_EQ_INT(run.child.status, 0);
+    CHECK(run.out && !strncmp(run.out, "child line ", 11));
     const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-    CHECK(out && rt_count_lines(out, total) == 1);
-    if (check_failed != failed_before) {
-        rt_child_dump("a report on the file of a stdout closed at exit", &child);
-        fprintf(stderr, "stdout file:\n%s\n", out ? out : "(none)");
-    }
-    free(out);
-    rt_child_free(&child);
-    unlink(out_path);
-    unlink(err_path);
+    CHECK(run.out && rt_count_lines(run.out, total) == 1);
+    std_run_end(&run, "a report on the file of a stdout closed at exit");
 }
 
 int main(int argc, char **argv)
