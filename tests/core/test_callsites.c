@@ -266,11 +266,10 @@ static int case_timeline_names(void)
     return check_summary("callsites timeline names");
 }
 
-/* One object, a fork, then one more on each side: with no %p in the
- * timeline's name both append whole rows to one file. Prints both pids. */
-static int case_timeline_fork(void)
+/* Forks; the child makes two objects and ends, then the parent makes
+ * one. 0 when the child ended well; *child_pid is the child's. */
+static int child_then_parent_create(pid_t *child_pid)
 {
-    create_object(0x100, T_BUFFER, 1, "before_fork");
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
@@ -281,8 +280,19 @@ static int case_timeline_fork(void)
     int status = 0;
     waitpid(child, &status, 0);
     create_object(0x300, T_BUFFER, 1, "in_parent");
-    printf("child %ld of %ld\n", (long)child, (long)getpid());
+    *child_pid = child;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
+/* One object, a fork, then one more on each side: with no %p in the
+ * timeline's name both append whole rows to one file. Prints both pids. */
+static int case_timeline_fork(void)
+{
+    create_object(0x100, T_BUFFER, 1, "before_fork");
+    pid_t child;
+    int failed = child_then_parent_create(&child);
+    printf("child %ld of %ld\n", (long)child, (long)getpid());
+    return failed;
 }
 
 /* Forks before its first object, the child creating first: with the
@@ -290,18 +300,10 @@ static int case_timeline_fork(void)
 static int case_timeline_fork_first(void)
 {
     printf("before the fork\n");
-    fflush(NULL);
-    pid_t child = fork();
-    if (child == 0) {
-        create_object(0x200, T_BUFFER, 1, "in_child");
-        create_object(0x210, T_BUFFER, 1, "in_child");
-        exit(0);
-    }
-    int status = 0;
-    waitpid(child, &status, 0);
-    create_object(0x300, T_BUFFER, 1, "in_parent");
+    pid_t child;
+    int failed = child_then_parent_create(&child);
     printf("after the fork\n");
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+    return failed;
 }
 
 /* Set by case_timeline_fork_race: the timeline's header then takes 50 ms
