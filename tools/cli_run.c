@@ -354,7 +354,7 @@ static int same_file(const char *a, const char *b)
 
 /* Whether `path` is the file livetrack's own stdout or stderr writes to,
  * which the program inherits: reports and rows sent there are added
- * through the program's descriptor (core_internal.h lt_output_kind_of),
+ * through the program's descriptor (layer/core/std_streams.c),
  * so two outputs may share it (`--json /dev/stdout --output /dev/stderr`
  * with `>file 2>&1`) without one overwriting the other. */
 static int is_std_stream_file(const char *path)
