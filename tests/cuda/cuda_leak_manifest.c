@@ -21,6 +21,8 @@ int cuda_parse_leaks(const char *text, cuda_leaks *out)
         unsigned number;
         if (!strncmp(line, "end\n", 4))
             return 1;
+        if (!strncmp(line, "leak ", 5) && out->count == CUDA_LEAKS_MAX)
+            return 0; /* more than a manifest holds: not a whole one */
         if (out->count < CUDA_LEAKS_MAX &&
             sscanf(line, "leak %63s %llx %llu %u", types[out->count], &handle, &bytes, &number) == 4) {
             out->leaks[out->count] = (cuda_leak){types[out->count], handle, bytes, number};

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CUDA_LEAKS_MAX 16
+#define CUDA_LEAKS_MAX 32
 
 typedef struct cuda_leak {
     const char *type; /* livetrack's type name */

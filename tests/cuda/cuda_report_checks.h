@@ -13,6 +13,24 @@
 #include "cuda_test_util.h"
 #include "json_reader.h"
 
+/* The text report shows up to three example handles per call site (the
+ * oldest) and "and N more": of the leaks made on one line, that many must
+ * be listed, each one a leak of the manifest. */
+#define CUDA_TEXT_EXAMPLES 3
+
+static int cuda_text_lists(const char *text, const cuda_leak *leak)
+{
+    char expected[96];
+    /* "<type> 0x<16 hex digits>": the handle, tagged for some types */
+    snprintf(expected, sizeof expected, "%s 0x", leak->type);
+    for (const char *at = text; (at = strstr(at, expected)); at += strlen(expected)) {
+        unsigned long long key = 0;
+        if (sscanf(at + strlen(expected), "%16llx", &key) == 1 && cuda_untag(key) == leak->handle)
+            return 1;
+    }
+    return 0;
+}
+
 __attribute__((unused)) static void cuda_check_text_report(const char *text, const cuda_leaks *leaks,
                                                            const char *source)
 {
@@ -23,16 +41,26 @@ __attribute__((unused)) static void cuda_check_text_report(const char *text, con
         if (!strstr(text, expected))
             fprintf(stderr, "the text report lacks %s (%s)\n", expected, leak->type);
         CHECK(strstr(text, expected) != NULL);
-        /* "<type> 0x<16 hex digits>": the handle, tagged for some types */
-        int listed = 0;
-        snprintf(expected, sizeof expected, "%s 0x", leak->type);
-        for (const char *at = text; (at = strstr(at, expected)) && !listed; at += strlen(expected)) {
-            unsigned long long key = 0;
-            listed = sscanf(at + strlen(expected), "%16llx", &key) == 1 && cuda_untag(key) == leak->handle;
+        size_t first = i, made = 0, listed = 0;
+        for (size_t j = 0; j < leaks->count; j++)
+            if (leaks->leaks[j].line == leak->line) {
+                first = j < first ? j : first;
+                made++;
+                listed += cuda_text_lists(text, &leaks->leaks[j]) != 0;
+            }
+        if (first != i)
+            continue; /* the line's leaks were checked at its first */
+        size_t shown = made < CUDA_TEXT_EXAMPLES ? made : CUDA_TEXT_EXAMPLES;
+        if (listed != shown)
+            fprintf(stderr, "the text report lists %zu of the %zu %s made on line %u, not %zu\n", listed, made,
+                    leak->type, leak->line, shown);
+        CHECK_EQ_INT(listed, shown);
+        if (made > CUDA_TEXT_EXAMPLES) {
+            snprintf(expected, sizeof expected, "%zu leaked %s", made, leak->type);
+            CHECK(strstr(text, expected) != NULL);
+            snprintf(expected, sizeof expected, "  and %zu more\n", made - CUDA_TEXT_EXAMPLES);
+            CHECK(strstr(text, expected) != NULL);
         }
-        if (!listed)
-            fprintf(stderr, "the text report lacks %s 0x%llx\n", leak->type, (unsigned long long)leak->handle);
-        CHECK(listed);
     }
     snprintf(expected, sizeof expected, "total: %zu leaked objects", leaks->count);
     CHECK(strstr(text, expected) != NULL);

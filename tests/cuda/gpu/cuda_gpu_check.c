@@ -24,6 +24,10 @@
  * twice and closed once. The report must list those two with the
  * exporter's sizes, which the IPC handle does not carry.
  *
+ * Threads: the program started as "threads" makes and frees objects on
+ * eight threads at once, then each leaks two; the reports must list
+ * exactly those sixteen, with no misuse.
+ *
  * Usage: cuda_gpu_check <cuda_gpu_leaky> <liblivetrack_cuda.so> [<cuda_gpu_leaky_static>]
  */
 #include <signal.h>
@@ -222,6 +226,11 @@ int main(int argc, char **argv)
             run_mode("interposition", static_child, argv[2], least_leaks);
             program_count = 2;
         }
+    }
+    for (size_t p = 0; p < program_count; p++) {
+        char *threads_child[] = {programs[p], "threads", NULL};
+        run_mode("CUPTI", threads_child, argv[2], 16);
+        run_mode("interposition", threads_child, argv[2], 16);
     }
     run_shared_memory(programs, program_count, argv[2], directory);
     unlink(out_path);

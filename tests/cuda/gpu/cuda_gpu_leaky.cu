@@ -25,17 +25,24 @@
 //   cuda_gpu_leaky open HANDLES   maps them: the first twice (one close
 //                                 leaves it mapped), the second once,
 //                                 both leaked; the third mapped and closed
+//
+// And one role for threads (cuda_gpu_check runs it in both modes):
+//   cuda_gpu_leaky threads        eight threads make and free streams,
+//                                 events and memory at once, then each
+//                                 leaks one event and one allocation
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <unistd.h>
 
 __global__ void fill(int *out, int value) { out[threadIdx.x] = value; }
 
-static int failed;
+// Set by any thread of the "threads" role.
+static volatile int failed;
 
 // The handle is read through its address after the call has set it (the
 // order in which a call's arguments are evaluated is unspecified).
@@ -225,12 +232,59 @@ static int open_shared(const char *handles)
     return failed ? 1 : 0;
 }
 
+// Threads that churn at once, so the hook's maps and CUPTI's callbacks
+// see creates and destroys from many threads on the real driver: any
+// destroy lost or misattributed shows as a leak or a misuse.
+enum { CHURN_THREADS = 8, CHURN_ROUNDS = 300 };
+
+static void *churn(void *argument)
+{
+    const unsigned index = (unsigned)(uintptr_t)argument;
+    for (int round = 0; round < CHURN_ROUNDS && !failed; round++) {
+        cudaStream_t stream = nullptr;
+        cudaEvent_t event = nullptr;
+        void *memory = nullptr, *async = nullptr;
+        CLEAN(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        CLEAN(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        CLEAN(cudaMalloc(&memory, 256 + 8 * index));
+        CLEAN(cudaMallocAsync(&async, 128, stream));
+        CLEAN(cudaEventRecord(event, stream));
+        CLEAN(cudaFreeAsync(async, stream));
+        CLEAN(cudaEventSynchronize(event));
+        CLEAN(cudaFree(memory));
+        CLEAN(cudaEventDestroy(event));
+        CLEAN(cudaStreamDestroy(stream));
+    }
+    // One line per leak, each printed whole (stdio locks the stream).
+    cudaEvent_t event = nullptr;
+    void *memory = nullptr;
+    PLANT("CUevent", event, 0, cudaEventCreate(&event));
+    PLANT("CUdeviceptr", memory, 1024 + 16 * index, cudaMalloc(&memory, 1024 + 16 * index));
+    return nullptr;
+}
+
+static int threads()
+{
+    pthread_t thread[CHURN_THREADS];
+    for (unsigned i = 0; i < CHURN_THREADS; i++)
+        if (pthread_create(&thread[i], nullptr, churn, (void *)(uintptr_t)i)) {
+            std::fprintf(stderr, "pthread_create failed\n");
+            return 1;
+        }
+    for (unsigned i = 0; i < CHURN_THREADS; i++)
+        pthread_join(thread[i], nullptr);
+    std::printf("%s\n", failed ? "failed" : "end");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !std::strcmp(argv[1], "share"))
         return share(argv[2]);
     if (argc == 3 && !std::strcmp(argv[1], "open"))
         return open_shared(argv[2]);
+    if (argc == 2 && !std::strcmp(argv[1], "threads"))
+        return threads();
     int devices = 0;
     cudaError_t error = cudaGetDeviceCount(&devices);
     if (error != cudaSuccess || devices == 0) {
