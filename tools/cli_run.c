@@ -29,6 +29,7 @@
 
 #include "cli.h"
 #include "front_ends.h"
+#include "library_loads.h"
 #include "path_pattern.h"
 #include "run_log.h"
 #include "sanitizer_runtime.h"
@@ -55,9 +56,9 @@ static void usage(void)
            "\n"
            "Options (each sets the LIVETRACK_* variable in parentheses for PROGRAM):\n"
            "  --api LIST           front ends to arm, comma-separated: opencl, ze (Level Zero), cuda;\n"
-           "                       default: all that are installed (here: %s); without --api,\n"
-           "                       a front end whose API has no driver says nothing\n"
-           "                       (LIVETRACK_QUIET_ABSENT_API=1)\n"
+           "                       default: all that are installed (here: %s) and can be loaded\n"
+           "                       (-v says why one cannot); without --api, a front end whose API\n"
+           "                       has no driver says nothing (LIVETRACK_QUIET_ABSENT_API=1)\n"
            "  --json FILE          also write the report as JSON, for report, diff, plot, pprof\n"
            "                       (LIVETRACK_JSON); %%p in FILE becomes the pid\n"
            "  --csv FILE           write a timeline, one row per object event, for plot and trace\n"
@@ -576,6 +577,28 @@ int cli_run(int argc, char **argv)
         wanted[kind] = 0;
         armed--;
     }
+    /* A preloaded library whose dependency is missing stops the program
+     * before main ("error while loading shared libraries"), and ocl-icd
+     * skips such a layer: either way that front end cannot work here (a
+     * build moved to a machine without libze_loader, say). It is left out;
+     * said with -v, as an absent API is, and an error when --api names it
+     * or when no front end is left. */
+    char unloadable[1200] = "";
+    for (int kind = 0; kind < FRONT_END_COUNT; kind++) {
+        char why[1024];
+        if (!wanted[kind] || library_loads(library[kind], why, sizeof why) != LIBRARY_FAILS)
+            continue;
+        if (explicit_api)
+            cli_fail("cannot load the %s front end here: %s (needed by %s)", front_ends[kind].title, why,
+                     library[kind]);
+        if (verbose)
+            cli_warn("not tracking %s: %s cannot be loaded here: %s", front_ends[kind].title, library[kind], why);
+        snprintf(unloadable, sizeof unloadable, "%s cannot be loaded here: %s", library[kind], why);
+        wanted[kind] = 0;
+        armed--;
+    }
+    if (!armed && unloadable[0])
+        cli_fail("no front end can be used: %s", unloadable);
     if (!armed)
         cli_fail("no front-end library found beside livetrack (looked for %s)", library[FRONT_END_OPENCL]);
 

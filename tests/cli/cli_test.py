@@ -1463,6 +1463,57 @@ def case_install():
         result = run([spaced_binary, "run", "--api", "ze", "--", "true"], expect=2)
         check("holds a space" in result.stderr, "run --api ze under a space: " + result.stderr)
 
+    check_unloadable_front_ends(prefix, lib)
+
+
+def check_unloadable_front_ends(prefix, lib):
+    """An installed tree moved where a front end's dependency is missing (a build taken to a machine without
+    libze_loader, say). Preloaded, that front end would stop every program before main; it is left out (said with
+    -v), --api naming it fails, and with none left run fails."""
+    moved = work("moved")
+    shutil.rmtree(moved, ignore_errors=True)
+    shutil.copytree(prefix, moved, symlinks=True)
+    binary = os.path.join(moved, "bin", "livetrack")
+    vanishing = work("vanishing")
+    shutil.rmtree(vanishing, ignore_errors=True)
+    os.makedirs(vanishing)
+    with open(os.path.join(vanishing, "vanishing.c"), "w") as source:
+        source.write("int vanishing(void) { return 1; }\n")
+    with open(os.path.join(vanishing, "front.c"), "w") as source:
+        source.write("int vanishing(void);\nint front_end(void) { return vanishing(); }\n")
+
+    def unloadable(name):
+        """Puts a library needing liblivetrack_test_vanishing.so at lib/name, then removes that one."""
+        needed = os.path.join(vanishing, "liblivetrack_test_vanishing.so")
+        run(["cc", "-shared", "-fPIC", "-o", needed, os.path.join(vanishing, "vanishing.c")], expect=0)
+        path = os.path.join(moved, lib, name)
+        if os.path.lexists(path):
+            os.remove(path)
+        run(["cc", "-shared", "-fPIC", "-o", path, os.path.join(vanishing, "front.c"), "-L" + vanishing,
+             "-llivetrack_test_vanishing"], expect=0)
+        os.remove(needed)
+
+    samples = os.path.join(args.samples, "leaky_events")
+    unloadable("liblivetrack_ze.so")
+    result = run([binary, "run", "-v", "--", samples], expect=0, env=armed_env())
+    check("20 leaked objects" in result.stderr and "error while loading shared libraries" not in result.stderr,
+          "a front end that cannot load stopped the program:\n" + result.stderr[:2000])
+    check("not tracking Level Zero:" in result.stderr and "liblivetrack_test_vanishing.so" in result.stderr,
+          "run -v: the unloadable Level Zero front end not named:\n" + result.stderr[:2000])
+    check("liblivetrack_ze.so" not in result.stderr.split("LD_PRELOAD=", 1)[-1].split("\n", 1)[0],
+          "run -v: the unloadable front end was preloaded:\n" + result.stderr[:2000])
+    result = run([binary, "run", "--", samples], expect=0, env=armed_env())
+    check("20 leaked objects" in result.stderr and "not tracking" not in result.stderr,
+          "run without -v: the absent API spoken of, or OpenCL lost:\n" + result.stderr[:2000])
+    result = run([binary, "run", "--api", "ze", "--", "true"], expect=2)
+    check("cannot load the Level Zero front end here: liblivetrack_test_vanishing.so" in result.stderr,
+          "run --api ze with its front end unloadable: " + result.stderr)
+    for name in ("liblivetrack_cl.so", "liblivetrack_cuda.so"):
+        if os.path.lexists(os.path.join(moved, lib, name)):
+            unloadable(name)
+    result = run([binary, "run", "--", "true"], expect=2)
+    check("no front end can be used:" in result.stderr, "run with no loadable front end: " + result.stderr)
+
 
 CASES = {name[5:]: function for name, function in globals().items() if name.startswith("case_")}
 
