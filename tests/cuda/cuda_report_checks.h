@@ -62,7 +62,7 @@ __attribute__((unused)) static void cuda_check_text_report(const char *text, con
             CHECK(strstr(text, expected) != NULL);
         }
     }
-    snprintf(expected, sizeof expected, "total: %zu leaked objects", leaks->count);
+    snprintf(expected, sizeof expected, "total: %zu leaked object%s,", leaks->count, leaks->count == 1 ? "" : "s");
     CHECK(strstr(text, expected) != NULL);
 }
 

@@ -30,6 +30,12 @@
 //   cuda_gpu_leaky threads        eight threads make and free streams,
 //                                 events and memory at once, then each
 //                                 leaks one event and one allocation
+//   cuda_gpu_leaky reset          makes objects it never frees, then calls
+//                                 cudaDeviceReset (as many CUDA samples
+//                                 end), which frees them with the primary
+//                                 context; prints "dropped <type> <handle>
+//                                 <bytes>" for each, then leaks one
+//                                 allocation on the new context
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -277,6 +283,27 @@ static int threads()
     return failed ? 1 : 0;
 }
 
+// cudaDeviceReset ends the primary context and all it owns: those
+// objects are not leaks at exit; the one made after it is.
+static int reset()
+{
+    void *memory = nullptr, *pinned = nullptr, *after = nullptr;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t event = nullptr;
+    CLEAN(cudaMalloc(&memory, 4096));
+    CLEAN(cudaMallocHost(&pinned, 1000));
+    CLEAN(cudaStreamCreate(&stream));
+    CLEAN(cudaEventCreate(&event));
+    std::printf("dropped CUdeviceptr 0x%llx 4096\n", (unsigned long long)(uintptr_t)memory);
+    std::printf("dropped host_pinned 0x%llx 1000\n", (unsigned long long)(uintptr_t)pinned);
+    std::printf("dropped CUstream 0x%llx 0\n", (unsigned long long)(uintptr_t)stream);
+    std::printf("dropped CUevent 0x%llx 0\n", (unsigned long long)(uintptr_t)event);
+    CLEAN(cudaDeviceReset());
+    PLANT("CUdeviceptr", after, 2048, cudaMalloc(&after, 2048));
+    std::printf("%s\n", failed ? "failed" : "end");
+    return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !std::strcmp(argv[1], "share"))
@@ -285,6 +312,8 @@ int main(int argc, char **argv)
         return open_shared(argv[2]);
     if (argc == 2 && !std::strcmp(argv[1], "threads"))
         return threads();
+    if (argc == 2 && !std::strcmp(argv[1], "reset"))
+        return reset();
     int devices = 0;
     cudaError_t error = cudaGetDeviceCount(&devices);
     if (error != cudaSuccess || devices == 0) {
