@@ -25,7 +25,9 @@ extern "C" {
  * the extension is for any version. */
 #define CL_LIVE_OBJECT_TRACKING_EXTENSION_VERSION ((cl_uint)1 << 22)
 
-/* Called once per live object, serially, newest object first. */
+/* Called once per live object, serially, newest object first. It must
+ * return: leaving it by longjmp or an exception leaks the report's copy
+ * of the live set (ext/live_object_tracking.md). */
 typedef void(CL_CALLBACK *cl_live_object_report_fn)(void *user_data, void *obj_ptr, const char *type_name,
                                                     cl_uint refcount);
 
