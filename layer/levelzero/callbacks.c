@@ -5,7 +5,8 @@
  *
  * Epilogues see the call's result and pointers to its arguments
  * (`*params->phContext` is the handle passed, `**params->pphContext` the
- * handle created); only successful calls create anything.
+ * handle created); only successful calls create anything, except build
+ * logs (below).
  */
 #include <level_zero/layers/zel_tracing_register_cb.h>
 
@@ -148,65 +149,73 @@ ON_DESTROY(MemCloseIpcHandle, ze_mem_close_ipc_handle_params_t, LTZE_IPC_MEM, *p
 /* zeModuleCreate hands out a build log whenever the program asks for one,
  * also when the build fails (the log says why), zeModuleDynamicLink a
  * link log and zeModuleInspectLinkageExt a linkage report (build logs too,
- * destroyed the same way); the program must
- * destroy each whatever the result. A failing call may leave the program's
- * variable alone, so the prologue remembers what it held. A value that
- * changed is a new log. An unchanged one is too when the old value is no
- * live build log (the program destroyed it and reuses its variable, and
- * the driver handed out the freed address again) and the driver got past
- * checking the arguments: a call refused there made nothing. The
- * prologue and epilogue run on the calling thread, back to back. */
-static _Thread_local ze_module_build_log_handle_t build_log_before;
+ * destroyed the same way); the program must destroy each whatever the
+ * result. Whether the driver made one cannot be told from the result or
+ * from the value the variable holds afterwards: Intel's driver writes the
+ * log before it checks the module's descriptor and then refuses the call
+ * with ZE_RESULT_ERROR_INVALID_ARGUMENT, other refusals leave the variable
+ * alone, and a program that destroyed its log and reuses the variable gets
+ * the freed address back. So the prologue puts a value into the program's
+ * variable that no driver hands out (the address of an object of ours),
+ * and the epilogue looks: still that value, nothing was written, and the
+ * program's own value goes back, so the program sees the variable as
+ * without livetrack; anything else the driver (or the loader under the
+ * tracing layer) wrote, and a non-NULL value written is a new log.
+ *
+ * The loader's tracing layer runs every prologue, the call and every
+ * epilogue back to back on the calling thread (a call made inside a
+ * callback is not traced), so one slot per thread holds the call in
+ * flight. Our tracer is enabled in the first zeInit, before any tracer
+ * the program makes, and the layer calls tracers in the order they were
+ * enabled: the program's own epilogues see its variable put back. These
+ * calls have no exported replacement (untraced_destroys.c covers destroys
+ * only): one the tracer does not report (during exit) is not seen, and
+ * its variable is not touched, as with any create. */
+static char build_log_not_written; /* its address is the value no driver hands out */
+#define BUILD_LOG_NOT_WRITTEN ((ze_module_build_log_handle_t)(void *)&build_log_not_written)
 
-static void remember_build_log(ze_module_build_log_handle_t *const *out)
-{
-    build_log_before = *out ? **out : NULL;
-}
+typedef struct build_log_call {
+    ze_module_build_log_handle_t *variable; /* the program's, NULL when it asked for no log */
+    ze_module_build_log_handle_t program_value;
+} build_log_call;
+static _Thread_local build_log_call build_log_in_flight;
 
-static int is_live_build_log(ze_module_build_log_handle_t build_log)
+/* In the prologue: `out` points to the argument holding the address of
+ * the program's variable. */
+static void mark_build_log_unwritten(ze_module_build_log_handle_t *const *out)
 {
-    livetrack_object object;
-    return livetrack_lookup(LIVETRACK_DOMAIN_LEVEL_ZERO, ltze_key(build_log), &object) == LIVETRACK_OK &&
-           object.type == LTZE_MODULE_BUILD_LOG && object.refs > 0;
-}
-
-/* The results with which the loader or driver refuses a call before doing
- * any work (the specification's parameter checks). */
-static int refused_before_work(ze_result_t result)
-{
-    switch (result) {
-    case ZE_RESULT_ERROR_UNINITIALIZED:
-    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: /* the driver lacks the function */
-    case ZE_RESULT_ERROR_INVALID_ARGUMENT:
-    case ZE_RESULT_ERROR_INVALID_NULL_HANDLE:
-    case ZE_RESULT_ERROR_INVALID_NULL_POINTER:
-    case ZE_RESULT_ERROR_INVALID_ENUMERATION:
-    case ZE_RESULT_ERROR_INVALID_SIZE: return 1;
-    default: return 0;
+    build_log_call *call = &build_log_in_flight;
+    call->variable = *out;
+    if (call->variable) {
+        call->program_value = *call->variable;
+        *call->variable = BUILD_LOG_NOT_WRITTEN;
     }
 }
 
-/* In the epilogue: record the log `call` handed out in **out, if any. A
- * log outlives its module and is no context's child: destroying the
- * module or the context first is not misuse. */
-static void record_build_log(const char *call, ze_module_build_log_handle_t *const *out, ze_result_t result,
-                             const void *owner)
+/* In the epilogue: record the log `call_name` handed out, if it wrote one. The
+ * variable is the one the prologue marked, even if another tracer's
+ * prologue pointed the call elsewhere. A log outlives its module and is no
+ * context's child: destroying the module or the context first is not
+ * misuse. */
+static void record_build_log(const char *call_name, const void *owner)
 {
-    ze_module_build_log_handle_t build_log = *out ? **out : NULL;
-    if (!build_log)
+    build_log_call *call = &build_log_in_flight;
+    ze_module_build_log_handle_t *variable = call->variable;
+    call->variable = NULL;
+    if (!variable)
         return;
-    /* On success the driver wrote the variable: whatever it holds is new. */
-    int is_new = result == ZE_RESULT_SUCCESS || build_log != build_log_before ||
-                 (!refused_before_work(result) && !is_live_build_log(build_log_before));
-    if (is_new)
-        ltze_record_creation(call, LTZE_MODULE_BUILD_LOG, build_log, 0, NULL, NULL, owner);
+    ze_module_build_log_handle_t written = *variable;
+    if (written == BUILD_LOG_NOT_WRITTEN)
+        *variable = call->program_value;
+    else if (written)
+        ltze_record_creation(call_name, LTZE_MODULE_BUILD_LOG, written, 0, NULL, NULL, owner);
 }
 
 static void ZE_APICALL ModuleCreate_before(CALLBACK_ARGS(ze_module_create_params_t))
 {
     UNUSED_CALLBACK_ARGS;
     (void)result;
-    remember_build_log(params->pphBuildLog);
+    mark_build_log_unwritten(params->pphBuildLog);
 }
 
 static void ZE_APICALL ModuleCreate_created(CALLBACK_ARGS(ze_module_create_params_t))
@@ -214,7 +223,7 @@ static void ZE_APICALL ModuleCreate_created(CALLBACK_ARGS(ze_module_create_param
     UNUSED_CALLBACK_ARGS;
     if (result == ZE_RESULT_SUCCESS && *params->pphModule)
         ltze_record_creation("zeModuleCreate", LTZE_MODULE, **params->pphModule, 0, *params->phContext, NULL, NULL);
-    record_build_log("zeModuleCreate", params->pphBuildLog, result, ltze_owner_of(*params->phContext));
+    record_build_log("zeModuleCreate", ltze_owner_of(*params->phContext));
 }
 
 /* A link log belongs to the driver of the modules linked. */
@@ -222,7 +231,7 @@ static void ZE_APICALL ModuleDynamicLink_before(CALLBACK_ARGS(ze_module_dynamic_
 {
     UNUSED_CALLBACK_ARGS;
     (void)result;
-    remember_build_log(params->pphLinkLog);
+    mark_build_log_unwritten(params->pphLinkLog);
 }
 
 /* The driver owning the modules of a call (the first one's). */
@@ -234,8 +243,8 @@ static const void *owner_of_modules(const uint32_t *count, ze_module_handle_t *c
 static void ZE_APICALL ModuleDynamicLink_created(CALLBACK_ARGS(ze_module_dynamic_link_params_t))
 {
     UNUSED_CALLBACK_ARGS;
-    record_build_log("zeModuleDynamicLink", params->pphLinkLog, result,
-                     owner_of_modules(params->pnumModules, params->pphModules));
+    (void)result; /* a log can come with any result */
+    record_build_log("zeModuleDynamicLink", owner_of_modules(params->pnumModules, params->pphModules));
 }
 
 /* The linkage report, like a link log, belongs to the modules' driver. */
@@ -243,14 +252,14 @@ static void ZE_APICALL ModuleInspectLinkageExt_before(CALLBACK_ARGS(ze_module_in
 {
     UNUSED_CALLBACK_ARGS;
     (void)result;
-    remember_build_log(params->pphLog);
+    mark_build_log_unwritten(params->pphLog);
 }
 
 static void ZE_APICALL ModuleInspectLinkageExt_created(CALLBACK_ARGS(ze_module_inspect_linkage_ext_params_t))
 {
     UNUSED_CALLBACK_ARGS;
-    record_build_log("zeModuleInspectLinkageExt", params->pphLog, result,
-                     owner_of_modules(params->pnumModules, params->pphModules));
+    (void)result; /* a log can come with any result */
+    record_build_log("zeModuleInspectLinkageExt", owner_of_modules(params->pnumModules, params->pphModules));
 }
 
 /* ---- registration ------------------------------------------------------------- */

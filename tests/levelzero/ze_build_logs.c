@@ -3,9 +3,10 @@
  * whatever the result, and the program must destroy each. livetrack
  * records every log the driver hands out, also when the program reuses
  * its variable and the driver reuses the freed address (the value after
- * the call then equals the one before), and nothing when the call was
- * refused for its arguments. zeModuleDynamicLink's link logs are build
- * logs too. Destroying each log is then not misuse, and
+ * the call then equals the one before), also when the driver refuses the
+ * call after writing the log (as Intel's does for flags it rejects), and
+ * nothing when the call was refused before a log was made.
+ * zeModuleDynamicLink's link logs are build logs too. Destroying each log is then not misuse, and
  * a log not destroyed is live.
  *
  * Runs with liblivetrack_ze.so preloaded and the test driver.
@@ -108,18 +109,59 @@ int main(void)
         CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
     }
 
-    /* A call refused for its arguments makes no log: the destroyed log the
-     * variable still holds is not taken for a new one. */
+    /* A call refused for its arguments before the driver made a log makes
+     * none: the destroyed log the variable still holds is not taken for a
+     * new one, and the variable keeps what the program put there. */
     {
         ze_module_handle_t module = NULL;
         ze_module_build_log_handle_t build_log = NULL;
         CHECK_EQ_INT(zeModuleCreate(context, device, &zt_failing_module_desc, &module, &build_log),
                      ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
         CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        ze_module_build_log_handle_t destroyed_log = build_log;
         ze_module_desc_t empty = zt_module_desc;
         empty.inputSize = 0;
         CHECK_EQ_INT(zeModuleCreate(context, device, &empty, &module, &build_log), ZE_RESULT_ERROR_INVALID_SIZE);
+        CHECK(build_log == destroyed_log);
         CHECK(!is_live_build_log(build_log));
+        build_log = NULL;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &empty, &module, &build_log), ZE_RESULT_ERROR_INVALID_SIZE);
+        CHECK(build_log == NULL);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
+    }
+
+    /* A call refused for its arguments after the driver made the log (Intel's
+     * driver writes it before it checks the descriptor's flags and pNext):
+     * the log is new although the variable holds the address of the log
+     * destroyed before, which the driver reused. Destroying it is not
+     * misuse; forgetting it is a leak. */
+    {
+        ze_module_handle_t module = NULL;
+        ze_module_build_log_handle_t build_log = NULL;
+        CHECK_EQ_INT(zeModuleCreate(context, device, &zt_module_desc, &module, &build_log), 0);
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        ze_module_build_log_handle_t destroyed_log = build_log;
+        ze_module_desc_t refused = zt_module_desc;
+        refused.pBuildFlags = ZTD_REFUSED_BUILD_FLAGS;
+        ze_module_handle_t not_made = NULL;
+        uint64_t misuse_before_refusal = misuse_count();
+        for (int round = 0; round < 2; round++) {
+            CHECK_EQ_INT(zeModuleCreate(context, device, &refused, &not_made, &build_log),
+                         ZE_RESULT_ERROR_INVALID_ARGUMENT);
+            CHECK(build_log == destroyed_log); /* the driver did reuse the address */
+            CHECK(is_live_build_log(build_log));
+            CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 2); /* the module and the log */
+            CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        }
+        CHECK_EQ_INT(misuse_count(), misuse_before_refusal);
+        CHECK_EQ_INT(zeModuleCreate(context, device, &refused, &not_made, &build_log),
+                     ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        CHECK_EQ_INT(zeModuleDestroy(module), 0);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 1); /* the forgotten log */
+        CHECK_EQ_INT(zeModuleBuildLogDestroy(build_log), 0);
+        CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
+        /* Without a log variable: nothing to record. */
+        CHECK_EQ_INT(zeModuleCreate(context, device, &refused, &not_made, NULL), ZE_RESULT_ERROR_INVALID_ARGUMENT);
         CHECK_EQ_INT(livetrack_leaks_since(mark, NULL), 0);
     }
 

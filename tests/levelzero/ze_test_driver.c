@@ -33,6 +33,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ze_test_driver.h"
+
 #define TEST_DRIVER_EXPORT __attribute__((visibility("default")))
 
 /* ---- call counters ------------------------------------------------------ */
@@ -562,8 +564,11 @@ static ze_result_t ZE_APICALL list_append_barrier(ze_command_list_handle_t list,
  * log, as real drivers do. One whose input starts with "invalid" fails
  * with ZE_RESULT_ERROR_INVALID_NATIVE_BINARY, also with a log: a real
  * driver makes the log before it looks at the input. Calls refused for
- * their arguments (an empty input) hand out nothing. A module whose
- * input starts with "imports" builds but cannot be linked. */
+ * their arguments (an empty input) hand out nothing, except that build
+ * flags ZTD_REFUSED_BUILD_FLAGS are refused with
+ * ZE_RESULT_ERROR_INVALID_ARGUMENT after the log is handed out, as Intel's
+ * driver refuses a descriptor it rejects. A module whose input starts
+ * with "imports" builds but cannot be linked. */
 static ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_device_handle_t device,
                                             const ze_module_desc_t *desc, ze_module_handle_t *module,
                                             ze_module_build_log_handle_t *build_log)
@@ -584,6 +589,8 @@ static ze_result_t ZE_APICALL module_create(ze_context_handle_t context, ze_devi
         if (made != ZE_RESULT_SUCCESS)
             return made;
     }
+    if (desc->pBuildFlags && strcmp(desc->pBuildFlags, ZTD_REFUSED_BUILD_FLAGS) == 0)
+        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     if (fails)
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     if (invalid)

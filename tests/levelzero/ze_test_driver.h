@@ -19,6 +19,13 @@ typedef uint64_t (*ztd_live_fn)(void);
  * ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE and frees nothing. */
 typedef void (*ztd_refuse_next_destroy_fn)(void);
 
+/* zeModuleCreate with these build flags makes the build log, writes it to
+ * the program's variable and then refuses the call with
+ * ZE_RESULT_ERROR_INVALID_ARGUMENT, as Intel's driver does for a
+ * descriptor it rejects (flags, pNext): the program must still destroy the
+ * log. */
+#define ZTD_REFUSED_BUILD_FLAGS "-ztd-refused-after-log"
+
 typedef struct ztd_interface {
     ztd_calls_fn calls;
     ztd_live_fn live;
