@@ -11,14 +11,16 @@
  *
  * A parent destroyed while objects created from it are live (a context
  * with live allocations, an event pool with live events, a module with
- * live kernels, a queue with live fences, an image with live views) is
- * reported, naming them. They stay tracked: the program never destroyed
- * them, so they are its leaks, and the exit report shows them with the
- * call sites that made them, which is what the programmer has to fix (the
+ * live kernels, a queue with live fences) is reported, naming them.
+ * They stay tracked: the program never destroyed them, so they are its
+ * leaks, and the exit report shows them with the call sites that made
+ * them, which is what the programmer has to fix (the
  * specification lets the driver free them with the parent, but it does
  * not make the program's handles any less forgotten). The parent is then
  * listed as released but kept alive by them, and destroying one of them
- * later is not reported again. Build logs belong to no parent.
+ * later is not reported again. Build logs belong to no parent, and an
+ * image view does not hold its image (the specification lets the program
+ * destroy the image first, which disables the view).
  *
  * Event pools and memory opened from IPC handles are closed with their
  * own calls; a destroy or free of one, or a close of a pool the program
@@ -110,9 +112,15 @@ static void report_bad_handle(const char *call, ltze_type type, const void *hand
     if (!found)
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key, "%s(%p): %s %s", call, handle, type_names[type],
                                    livetrack_status_name(LIVETRACK_UNKNOWN));
-    else if (found->type != type)
+    else if (found->type != type && found->refs > 0)
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key, "%s(%p): the handle is a live %s, not a %s", call,
                                    handle, found->type_name ? found->type_name : "object of another type",
+                                   type_names[type]);
+    else if (found->type != type) /* still recorded only because its children hold it */
+        livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key,
+                                   "%s(%p): the handle is a %s already destroyed (objects created from it are still "
+                                   "live), not a %s",
+                                   call, handle, found->type_name ? found->type_name : "object of another type",
                                    type_names[type]);
     else
         livetrack_report_misuse_on(LIVETRACK_DOMAIN_LEVEL_ZERO, key,

@@ -330,6 +330,16 @@ int main(int argc, char **argv)
         orphaned_event(context, &doomed_pool, &event);
         CHECK(mentions("ze_event_pool_handle_t destroyed while 1 object created from it is live (ze_event_handle_t 0x"));
         CHECK(is_live(doomed_pool) && is_live(event));
+        /* Closing it as if opened: the pool is named as destroyed (its event
+         * keeps it recorded), not as live, and stays as it was. */
+        begin();
+        CHECK_EQ_INT(zeEventPoolCloseIpcHandle(doomed_pool), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+        end(1, __LINE__);
+        CHECK(mentions("zeEventPoolCloseIpcHandle("));
+        CHECK(mentions("the handle is a ze_event_pool_handle_t already destroyed (objects created from it are still "
+                       "live), not a ze_ipc_event_pool"));
+        CHECK(!strstr(diagnostics, "the handle is a live"));
+        CHECK(is_live(doomed_pool) && is_live(event));
         begin();
         CHECK_EQ_INT(zeEventDestroy(event), 0);
         end(0, __LINE__);
