@@ -583,9 +583,9 @@ int cli_run(int argc, char **argv)
      * build moved to a machine without libze_loader, say). It is left out;
      * said with -v, as an absent API is, and an error when --api names it
      * or when no front end is left. */
-    char unloadable[1200] = "";
+    char why[1024], unloadable_why[1024] = "";
+    int unloadable = -1;
     for (int kind = 0; kind < FRONT_END_COUNT; kind++) {
-        char why[1024];
         if (!wanted[kind] || library_loads(library[kind], why, sizeof why) != LIBRARY_FAILS)
             continue;
         if (explicit_api)
@@ -593,12 +593,13 @@ int cli_run(int argc, char **argv)
                      library[kind]);
         if (verbose)
             cli_warn("not tracking %s: %s cannot be loaded here: %s", front_ends[kind].title, library[kind], why);
-        snprintf(unloadable, sizeof unloadable, "%s cannot be loaded here: %s", library[kind], why);
+        unloadable = kind;
+        memcpy(unloadable_why, why, sizeof why);
         wanted[kind] = 0;
         armed--;
     }
-    if (!armed && unloadable[0])
-        cli_fail("no front end can be used: %s", unloadable);
+    if (!armed && unloadable >= 0)
+        cli_fail("no front end can be used: %s cannot be loaded here: %s", library[unloadable], unloadable_why);
     if (!armed)
         cli_fail("no front-end library found beside livetrack (looked for %s)", library[FRONT_END_OPENCL]);
 
