@@ -363,7 +363,7 @@ static void copy_set(int only_higher)
     uint64_t objects = 0, bytes = 0;
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
         for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
-            if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
+            if (!LT_HOLDS(atomic_load_explicit(&node->counts, memory_order_relaxed)))
                 continue; /* dying */
             lt_site_count *site = site_of(&table, &slots, &taken, node->stack, node->domain, node->type);
             if (!site) {
@@ -442,7 +442,7 @@ static int update_set(void)
         /* Newest first: stop at the first object the set already holds. */
         for (const lt_node *node = shard->newest;
              node && atomic_load_explicit(&node->seq, memory_order_relaxed) > set_seqs[i]; node = node->older) {
-            if (!atomic_load_explicit(&node->counts, memory_order_relaxed))
+            if (!LT_HOLDS(atomic_load_explicit(&node->counts, memory_order_relaxed)))
                 continue; /* dying */
             if (!add_to_set(node->stack, node->domain, node->type, node->bytes, &objects, &bytes)) {
                 updated = -1;

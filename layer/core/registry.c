@@ -94,7 +94,7 @@ static inline __attribute__((always_inline)) lt_node *find_live(lt_shard *shard,
                                                                  uint64_t handle)
 {
     lt_node *node = find_linked(shard, hash, domain, handle);
-    if (node && atomic_load_explicit(&node->counts, memory_order_acquire) == 0)
+    if (node && LT_HOLDS(atomic_load_explicit(&node->counts, memory_order_acquire)) == 0)
         return NULL;
     return node;
 }
@@ -151,8 +151,7 @@ static inline void link_between(lt_shard *shard, uint64_t hash, lt_node *node, l
         older->newer = node;
     else
         shard->oldest = node;
-    /* atomic store: the parent cache (hold_parent) reads `linked` without the lock */
-    __atomic_store_n(&node->linked, 1, __ATOMIC_RELAXED);
+    node->linked = 1;
     /* Atomic stores (plain moves on x86): the counters are read without
      * the lock by snapshots and the peak and timeline totals. */
     __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
@@ -213,7 +212,7 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
         node->older->newer = node->newer;
     else
         shard->oldest = node->newer;
-    __atomic_store_n(&node->linked, 0, __ATOMIC_RELAXED);
+    node->linked = 0;
     __atomic_store_n(&shard->live, shard->live - 1, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live_bytes, shard->live_bytes - node->bytes, __ATOMIC_RELAXED);
     lt_released *grave = &shard->graveyard[shard->graveyard_next % LT_GRAVEYARD];
@@ -262,8 +261,7 @@ lt_object_state lt_object_history(unsigned domain, uint64_t handle, lt_released 
     if (node) {
         *out = (lt_released){node->domain, node->type, node->handle, node->seq, node->stack, node->release_stack,
                              node->bytes, node->ticks, node->owner};
-        state = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire)) ? LT_OBJECT_HELD
-                                                                                  : LT_OBJECT_KEPT_ALIVE;
+        state = node->refs ? LT_OBJECT_HELD : LT_OBJECT_KEPT_ALIVE;
     }
     lt_spin_unlock(&shard->lock);
     if (state == LT_OBJECT_UNKNOWN && lt_find_released(domain, handle, out))
@@ -311,11 +309,11 @@ static void free_dead(lt_node *node, const char *call);
 
 /* Drop one hold (a child's, or a pin) on `node`. Nearly always the node
  * stays (a context outlives its buffers), so this is one atomic and no
- * call; the holder that brings counts to 0 frees it. `call` let it go
+ * call; the holder that brings the holds to 0 frees it. `call` let it go
  * (NULL: no API call did, a pin or keeper did). */
 static inline void drop_hold(lt_node *node, const char *call)
 {
-    if (node && atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel) == 1)
+    if (node && LT_HOLDS(atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel)) == 1)
         free_dead(node, call);
 }
 
@@ -326,7 +324,7 @@ static inline void bury(lt_node *dead_parents[2], const char *call)
     drop_hold(dead_parents[1], call);
 }
 
-/* Unlink and free nodes whose counts reached 0, dropping the holds they
+/* Unlink and free nodes whose holds reached 0, dropping the holds they
  * had on their parents, which may die in turn. Parent chains are short
  * (sub-buffer -> buffer -> context), but the loop does not rely on it.
  * Each live object that ends here gets its timeline row: nothing else
@@ -354,7 +352,7 @@ static void free_dead(lt_node *dead, const char *call)
         if (lt_timeline_on && death.domain)
             lt_timeline_event(LT_EVENT_FREED, call, death.domain, death.type, handle, death.bytes);
         for (int i = 0; i < 2; i++) {
-            if (!grand[i] || atomic_fetch_sub_explicit(&grand[i]->counts, 1, memory_order_acq_rel) != 1)
+            if (!grand[i] || LT_HOLDS(atomic_fetch_sub_explicit(&grand[i]->counts, 1, memory_order_acq_rel)) != 1)
                 continue;
             if (count < sizeof pending / sizeof pending[0])
                 pending[count++] = grand[i];
@@ -366,26 +364,84 @@ static void free_dead(lt_node *dead, const char *call)
 
 /* ---- holds on parents -------------------------------------------------- */
 
-/* +1 hold unless the node is dying (counts 0). */
-static int pin(lt_node *node)
+/* +1 hold unless the node is dying (no holds left). The caller holds the
+ * node's shard lock, under which its incarnation holds still: the counts
+ * the hold was added to, or 0. */
+static uint64_t pin(lt_node *node)
 {
     uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
-    while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1, memory_order_acquire,
-                                                            memory_order_relaxed))
+    while (LT_HOLDS(counts) && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1,
+                                                                      memory_order_acquire, memory_order_relaxed))
         ;
-    return counts != 0;
+    return LT_HOLDS(counts) ? counts : 0;
 }
 
 static void unpin(lt_node *node) { drop_hold(node, NULL); }
 
-/* Whether a node remembered by a per-thread cache (with the seq it had
- * then) still is that object: not recycled for another (seq) and not
- * replaced under the same handle while children keep it (linked). Both
- * read without the shard lock; see registry_internal.h. */
-static inline int still_that_object(const lt_node *node, uint64_t seq)
+/* What a per-thread cache remembers of an object it found live, to know
+ * it again without the shard lock: its node, creation number and the
+ * node's incarnation then, as the lowest counts word that shows it live
+ * (the incarnation with 1 hold). */
+typedef struct remembered_object {
+    lt_node *node;
+    uint64_t seq;
+    uint64_t live_from;
+} remembered_object;
+
+static inline uint64_t live_from(uint64_t counts) { return (counts & ~(uint64_t)UINT32_MAX) + 1; }
+
+/* Whether a counts word shows the incarnation `live_from` was taken from,
+ * with holds: in one compare, the word is one of that incarnation's
+ * 2^32 - 1 with holds (a subtraction that wraps puts all others above). */
+static inline int live_incarnation(uint64_t counts, uint64_t live_from)
 {
-    return atomic_load_explicit(&node->seq, memory_order_relaxed) == seq &&
-           __atomic_load_n(&node->linked, __ATOMIC_RELAXED);
+    return counts - live_from < (uint64_t)UINT32_MAX;
+}
+
+/* Whether a node's counts word, loaded with acquire order, shows the
+ * remembered object live: the same incarnation with holds, and then (read
+ * after that load) the same creation number. The incarnation alone has 32
+ * bits: a cache entry left for long could meet its node again after 2^32
+ * reuses, whose object has another seq. */
+static inline int shows_remembered(uint64_t counts, const remembered_object *object)
+{
+    return live_incarnation(counts, object->live_from) &&
+           atomic_load_explicit(&object->node->seq, memory_order_relaxed) == object->seq;
+}
+
+/* A hold on a remembered object, taken without the shard lock: 1 when
+ * taken, 0 when it is no longer live (nothing is then taken).
+ *
+ * Why this is right under any memory ordering: the hold is the
+ * compare-and-swap itself, on the one word that carries both the holds and
+ * the incarnation, and it succeeds only on a value that shows the
+ * remembered incarnation with holds. All changes of one atomic object are
+ * totally ordered, so at that point in the word's order the node was that
+ * object, linked and not dying (a death drops the holds to 0, a reuse or a
+ * replacement moves the incarnation, and neither comes back while the
+ * word keeps its value), and the +1 now keeps it so. A node recycled or
+ * replaced since the cache remembered it fails the compare, and no hold,
+ * not even a passing one, lands on another object. (Only an exact return
+ * of the word, 2^32 incarnations of this node between the load and the
+ * compare-and-swap a few instructions later, would pass; the seq check
+ * before covers entries left for long.) Acquire, on the load and the
+ * successful swap: they synchronize with the release store that made the
+ * incarnation (insert_object, livetrack_restore; the holds' later atomic
+ * changes continue its release sequence), so the seq, owner and parents
+ * read then are the object's. */
+static inline int hold_cached(const remembered_object *object)
+{
+    lt_node *node = object->node;
+    uint64_t counts = atomic_load_explicit(&node->counts, memory_order_acquire);
+    if (!shows_remembered(counts, object))
+        return 0;
+    /* The swap fails when a hold came or went meanwhile: try again while
+     * the word still shows the same incarnation with holds. */
+    while (!atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1, memory_order_acquire,
+                                                  memory_order_acquire))
+        if (!live_incarnation(counts, object->live_from))
+            return 0;
+    return 1;
 }
 
 /* Programs create many children of the same parent in a row (buffers of
@@ -393,21 +449,25 @@ static inline int still_that_object(const lt_node *node, uint64_t seq)
  * and skip its shard lock and hash walk. */
 typedef struct parent_cache {
     uint64_t handle;
-    uint64_t seq;
-    lt_node *node;
+    remembered_object parent;
     uint8_t domain;
 } parent_cache;
 static _Thread_local parent_cache last_parent;
 
-/* The live node of (domain, handle) with a hold taken on it, or NULL. */
-static inline lt_node *pin_live(unsigned domain, uint64_t handle)
+/* The live node of (domain, handle) with a hold taken on it, or NULL; with
+ * `remember`, what a cache needs to know it again (read under the lock,
+ * where its incarnation holds still). */
+static inline lt_node *pin_live(unsigned domain, uint64_t handle, remembered_object *remember)
 {
     uint64_t hash = lt_hash(domain, handle);
     lt_shard *shard = lt_shard_of(hash);
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, domain, handle);
-    if (node && !pin(node))
+    uint64_t counts = node ? pin(node) : 0;
+    if (!counts)
         node = NULL;
+    else if (remember)
+        *remember = (remembered_object){node, atomic_load_explicit(&node->seq, memory_order_relaxed), live_from(counts)};
     lt_spin_unlock(&shard->lock);
     return node;
 }
@@ -435,21 +495,12 @@ static inline lt_node *held_parent(lt_node *node, int via_first_parent, const vo
 static __attribute__((noinline)) lt_node *hold_parent_by_lookup(unsigned domain, uint64_t handle,
                                                                 int via_first_parent, const void **owner)
 {
-    lt_node *node = pin_live(domain, handle);
+    remembered_object parent;
+    lt_node *node = pin_live(domain, handle, &parent);
     if (!node)
         return NULL;
-    last_parent = (parent_cache){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node, (uint8_t)domain};
+    last_parent = (parent_cache){handle, parent, (uint8_t)domain};
     return held_parent(node, via_first_parent, owner);
-}
-
-/* A cached node pinned that no longer is the object: recycled for
- * another, or replaced. Out of line: rare. */
-static __attribute__((noinline)) lt_node *hold_parent_not_cached(lt_node *pinned, unsigned domain, uint64_t handle,
-                                                                 int via_first_parent, const void **owner)
-{
-    unpin(pinned);
-    last_parent.node = NULL;
-    return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
 }
 
 /* Take a hold on the parent named by `handle` (or on its first parent).
@@ -458,22 +509,20 @@ static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_pare
 {
     if (!handle)
         return NULL;
-    /* The cache's node in a local: the pin's atomic would make GCC read
+    /* The cache's entry by address: the hold's atomic would make GCC read
      * the thread-local again after it. */
     parent_cache *cache = &last_parent;
-    lt_node *node = cache->node;
-    if (!node || cache->handle != handle || cache->domain != domain || !pin(node))
+    if (!cache->parent.node || cache->handle != handle || cache->domain != domain)
         return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
-    /* Fix: the seq check alone let a stale object replaced by a new one
-     * with the same handle (unlinked, but kept allocated by its children)
-     * be found again through the cache, so a new child named by that
-     * handle held the hidden old object instead of the live new one.
-     * Only a node still linked is the live object for its handle; since
-     * we hold a pin it cannot be recycled, so linked now means linked
-     * when the pin was taken. */
-    if (!still_that_object(node, cache->seq))
-        return hold_parent_not_cached(node, domain, handle, via_first_parent, owner);
-    return held_parent(node, via_first_parent, owner);
+    /* Fix: the hold used to be taken first and the node checked after it,
+     * so a node recycled for another thread's object got a passing hold;
+     * that object's last release then left it in the table, released but
+     * "kept alive", after its driver freed it. The hold now is taken only
+     * on the remembered object itself (hold_cached). */
+    int held = hold_cached(&cache->parent);
+    if (!held)
+        return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
+    return held_parent(cache->parent.node, via_first_parent, owner);
 }
 
 /* A keeper is the node it holds: held, the node cannot be recycled. */
@@ -481,7 +530,7 @@ livetrack_keeper *livetrack_keep_alive(livetrack_domain domain, uint64_t handle)
 {
     if (domain <= LIVETRACK_DOMAIN_ANY || domain >= LIVETRACK_DOMAIN_COUNT)
         return NULL;
-    return (livetrack_keeper *)pin_live(domain, handle);
+    return (livetrack_keeper *)pin_live(domain, handle, NULL);
 }
 
 void livetrack_let_go_in(livetrack_keeper *keeper, const char *call)
@@ -507,17 +556,36 @@ static __attribute__((noinline)) int forget_stale(lt_shard *shard, uint64_t hash
 {
     unlink_node(shard, hash, stale);
     *death = death_of(stale);
-    uint64_t counts = atomic_load_explicit(&stale->counts, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(&stale->counts, &counts, (uint64_t)LT_HOLDERS(counts),
-                                                  memory_order_acq_rel, memory_order_relaxed))
-        ;
+    /* The references end, and with them their hold; and the node is
+     * another incarnation, so that the per-thread caches that remember the
+     * object fail to hold or find it (the children's holds are counted
+     * in the low half, which the incarnation's move leaves alone). */
+    uint64_t refs_hold = stale->refs ? 1 : 0;
+    stale->refs = 0;
+    uint64_t after =
+        atomic_fetch_add_explicit(&stale->counts, LT_INCARNATION_ONE - refs_hold, memory_order_acq_rel) +
+        LT_INCARNATION_ONE - refs_hold;
     lt_stat_replaced();
-    if (LT_HOLDERS(counts) != 0 || LT_REFS(counts) == 0)
+    if (!refs_hold || LT_HOLDS(after) != 0)
         return 0;
     dead_parents[0] = stale->parents[0];
     dead_parents[1] = stale->parents[1];
     give_node(shard, stale);
     return 1;
+}
+
+/* A node taken for an object (its fields set) becomes the node's next
+ * incarnation, live with `refs` program references as its one hold.
+ * Release order: a thread that holds it through a cache (hold_cached)
+ * sees the fields, seq included. The caller holds the shard lock, under
+ * which alone the incarnation moves. The holds are 0 (the node was free)
+ * and nothing adds to them at 0, so the word read here stays as it is
+ * until this store, and one add makes the new one. */
+static inline void publish_incarnation(lt_node *node, uint32_t refs)
+{
+    uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
+    node->refs = refs;
+    atomic_store_explicit(&node->counts, counts + LT_INCARNATION_ONE + 1, memory_order_release);
 }
 
 static int valid_new_object(const livetrack_new_object *object)
@@ -593,9 +661,7 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     __atomic_store_n(&shard->last_seq, seq, __ATOMIC_RELAXED);
     /* atomic store: lt_created_count() sums the shards without their locks */
     __atomic_store_n(&shard->created, shard->created + 1, __ATOMIC_RELAXED);
-    /* Release: a thread that pins this node through its cache then sees
-     * the seq written above. */
-    atomic_store_explicit(&node->counts, LT_REF_ONE, memory_order_release);
+    publish_incarnation(node, 1);
     link_node(shard, hash, node);
     maybe_grow(shard);
     lt_spin_unlock(&shard->lock);
@@ -645,6 +711,27 @@ livetrack_status livetrack_create_with_stack(const livetrack_new_object *object,
     if (!valid_new_object(object) || stack > lt_stack_count())
         return LIVETRACK_BAD_ARGUMENT;
     return insert_object(object, lt_ticks(), stack);
+}
+
+/* `refs` more program references on a node found live; 0 when it died
+ * meanwhile (its last hold going on another thread since the lookup).
+ * Caller holds the shard lock, under which alone refs change: while the
+ * object has references they are a hold already, and counting one more
+ * needs no atomic. */
+static inline int add_refs(lt_node *node, uint32_t refs)
+{
+    if (__builtin_expect(!node->refs, 0)) {
+        /* Released by the program, kept alive by holders that may all go
+         * now: the references become a hold, unless the last one went. */
+        uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
+        while (LT_HOLDS(counts) && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + 1,
+                                                                          memory_order_acq_rel, memory_order_relaxed))
+            ;
+        if (!LT_HOLDS(counts))
+            return 0;
+    }
+    node->refs += refs;
+    return 1;
 }
 
 /* ---- undoing a refused release ----------------------------------------- */
@@ -750,16 +837,14 @@ livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs
     int given_here = lt_creation_number_given(before->seq, lt_shard_index(hash), shard->last_seq);
     while (given_here) {
         node = find_linked(shard, hash, domain, before->handle);
-        uint64_t counts = node ? atomic_load_explicit(&node->counts, memory_order_acquire) : 0;
+        uint32_t holds = node ? LT_HOLDS(atomic_load_explicit(&node->counts, memory_order_acquire)) : 0;
         /* Still there (its children kept it, or references are left):
          * give back the references taken, unless it is dying meanwhile
          * (its last hold going on another thread). */
-        while (counts && atomic_load_explicit(&node->seq, memory_order_relaxed) == before->seq &&
-               !atomic_compare_exchange_weak_explicit(&node->counts, &counts,
-                                                      counts + ((uint64_t)refs_taken << 32), memory_order_acq_rel,
-                                                      memory_order_relaxed))
-            ;
-        if (!node || counts)
+        if (holds && atomic_load_explicit(&node->seq, memory_order_relaxed) == before->seq &&
+            !add_refs(node, refs_taken))
+            holds = 0;
+        if (!node || holds)
             break;
         /* Dying: once its freer has unlinked it (a few instructions
          * away), the handle is free to link again. */
@@ -786,7 +871,7 @@ livetrack_status livetrack_restore(const livetrack_object *before, uint32_t refs
         node->stack = before->stack;
         node->release_stack = 0;
         atomic_store_explicit(&node->seq, before->seq, memory_order_relaxed);
-        atomic_store_explicit(&node->counts, (uint64_t)refs_taken << 32, memory_order_release);
+        publish_incarnation(node, refs_taken);
         link_node_in_seq_order(shard, hash, node);
         maybe_grow(shard);
         linked_again = 1;
@@ -846,11 +931,7 @@ static inline __attribute__((always_inline)) livetrack_status retain_holding(lt_
     uint64_t bytes = 0;
     lt_node *node = find_typed(shard, hash, domain, type, handle, &status);
     if (node) {
-        uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
-        while (counts && !atomic_compare_exchange_weak_explicit(&node->counts, &counts, counts + LT_REF_ONE,
-                                                                memory_order_acq_rel, memory_order_relaxed))
-            ;
-        if (!counts)
+        if (!add_refs(node, 1))
             status = LIVETRACK_UNKNOWN; /* died between find and update */
         actual_type = node->type;
         bytes = node->bytes;
@@ -910,22 +991,23 @@ drop_refs(livetrack_domain domain, livetrack_type type, uint64_t handle, int all
         status = LIVETRACK_UNKNOWN;
     }
     if (node) {
-        /* refs change only under this lock, so the value read here stays
-         * exact; holders may move concurrently and are never touched. */
-        uint32_t refs = LT_REFS(atomic_load_explicit(&node->counts, memory_order_acquire));
+        /* refs change only under this lock; holders may move concurrently
+         * and are never touched, but for the references' own hold. */
+        uint32_t refs = node->refs;
         actual_type = node->type;
         bytes = node->bytes;
         if (refs == 0) {
             status = LIVETRACK_NOT_OWNED;
         } else {
-            uint64_t drop = all ? (uint64_t)refs << 32 : LT_REF_ONE;
+            left = all ? 0 : refs - 1;
             /* Unwinding under the lock is slow, but this is opt-in and
              * happens once per object, at the release that matters. */
-            if (refs * LT_REF_ONE == drop && lt_get_settings()->release_stacks)
+            if (!left && lt_get_settings()->release_stacks)
                 node->release_stack = lt_stack_capture_locked(domain, node->type);
-            uint64_t after = atomic_fetch_sub_explicit(&node->counts, drop, memory_order_acq_rel) - drop;
-            left = LT_REFS(after);
-            if (after == 0) {
+            node->refs = left;
+            /* The last reference: its hold goes, and with the last hold
+             * the object. */
+            if (!left && LT_HOLDS(atomic_fetch_sub_explicit(&node->counts, 1, memory_order_acq_rel)) == 1) {
                 unlink_node_inline(shard, hash, node);
                 died = 1;
                 dead_parents[0] = node->parents[0];
@@ -973,8 +1055,8 @@ void lt_describe_node(const lt_node *node, livetrack_object *out)
     out->seq = node->seq;
     out->time_ns = node->ticks; /* converted by the caller, outside the lock */
     out->bytes = node->bytes;
-    out->refs = LT_REFS(counts);
-    out->holders = LT_HOLDERS(counts);
+    out->refs = node->refs;
+    out->holders = LT_HOLDS(counts) - (node->refs != 0); /* the references' hold is not a holder */
     out->owner = node->owner;
     for (int i = 0; i < 2; i++) {
         /* A held parent cannot be freed while its child is linked. */
@@ -1002,15 +1084,16 @@ livetrack_status livetrack_lookup(livetrack_domain domain, uint64_t handle, live
 
 /* Front ends check the same few objects (the program's context, queue,
  * kernels) on call after call: each thread remembers the last ones it
- * found live, by node and creation number, and answers again without the
- * shard lock while that very object still is live. As in the parent
- * cache, nodes are recycled and never freed, so a stale entry is safe to
- * read: a node reused for another object has another seq. */
+ * found live, by node, creation number and incarnation, and answers again
+ * without the shard lock while that very object still is live. As in the
+ * parent cache, nodes are recycled and never freed, so a stale entry is
+ * safe to read: a node reused for another object, or the object replaced
+ * at its handle, shows another incarnation. No hold is taken: the answer
+ * is the object's state at the moment its word was read. */
 #define CHECK_CACHE_SIZE 4u
 typedef struct checked_object {
     uint64_t handle;
-    uint64_t seq;
-    lt_node *node;
+    remembered_object object;
     uint8_t domain;
     uint8_t type;
 } checked_object;
@@ -1025,13 +1108,11 @@ static checked_object *checked_slot(uint64_t handle)
 
 static int checked_still_live(const checked_object *entry, unsigned domain, uint64_t handle)
 {
-    if (!entry->node || entry->handle != handle || entry->domain != domain)
+    if (!entry->object.node || entry->handle != handle || entry->domain != domain)
         return 0;
-    /* Acquire: a node recycled since shows its new seq below (create
-     * stores seq before it publishes counts with release order). Counts
-     * not 0 and still linked: live (held by the program or its children). */
-    return atomic_load_explicit(&entry->node->counts, memory_order_acquire) != 0 &&
-           still_that_object(entry->node, entry->seq);
+    /* Acquire: the seq read after it is at least the one of the
+     * incarnation seen (publish_incarnation stores with release order). */
+    return shows_remembered(atomic_load_explicit(&entry->object.node->counts, memory_order_acquire), &entry->object);
 }
 
 /* A cache miss: the shard lookup, which refills the entry. Out of line so
@@ -1043,9 +1124,13 @@ static __attribute__((noinline)) livetrack_status live_type_slow(checked_object 
     lt_shard *shard = lt_shard_of(hash);
     lt_spin_lock(&shard->lock);
     lt_node *node = find_live(shard, hash, domain, handle);
-    if (node)
-        *entry = (checked_object){handle, atomic_load_explicit(&node->seq, memory_order_relaxed), node,
-                                  (uint8_t)domain, node->type};
+    if (node) {
+        /* Under the lock the incarnation holds still. */
+        uint64_t counts = atomic_load_explicit(&node->counts, memory_order_relaxed);
+        *entry = (checked_object){
+            handle, {node, atomic_load_explicit(&node->seq, memory_order_relaxed), live_from(counts)}, (uint8_t)domain,
+            node->type};
+    }
     livetrack_type found = node ? node->type : 0;
     lt_spin_unlock(&shard->lock);
     if (node && type)

@@ -9,30 +9,42 @@
  * the two never correlate.
  *
  * shard->lock protects everything in that shard: the bucket array, every
- * node's hash chain and age links, node->linked, node->refs-part changes,
- * the shard's free list and counters.
+ * node's hash chain and age links, node->linked, node->refs, the shard's
+ * free list and counters.
  *
- * node->counts packs refs (high 32 bits) and holders (low 32 bits) into one
- * atomic word, so that "refs + holders reached 0" is a single observable
- * transition. refs only change under the node's shard lock. holders are
- * incremented under the parent's shard lock (while looking the parent up)
- * and decremented without any lock when a child dies. Exactly one thread
- * sees counts drop to 0; that thread unlinks and frees the node (taking the
- * shard lock if it does not hold it). A linked node whose counts are 0 is
- * dying and every lookup treats it as absent.
+ * node->counts packs a node's incarnation (high 32 bits) and its holds
+ * (low 32 bits) into one atomic word. The holds are its holders (children,
+ * pins, keepers) plus one for the program's references while it has any
+ * (node->refs, a plain field under the lock), so that "nothing holds the
+ * object any more" is a single observable transition: holds reaching 0.
+ * Holds are added under the node's shard lock (a lookup, a retain), or
+ * without it on a node already held (a child's hold on its parent's first
+ * parent) or through a per-thread cache (below); they are dropped without
+ * any lock when a child dies. Exactly one thread sees the holds drop to 0;
+ * that thread unlinks and frees the node (taking the shard lock if it does
+ * not hold it). A linked node with no holds is dying and every lookup
+ * treats it as absent.
  *
- * Each thread caches the last parent it looked up (node and creation
- * number). A cached node is first pinned with a hold (CAS that refuses 0),
- * then its seq is compared and it must still be linked (a replaced stale
- * node keeps its seq while children hold it): nodes are recycled, never
- * freed, so a stale pointer is safe to touch, and a wrong pin is dropped
- * again like any hold. `linked` is therefore written with atomic stores
- * (under the lock) and read atomically by the cache (without it).
+ * The incarnation changes, only under the shard lock, whenever the node
+ * stops being the live object of its handle while something may still
+ * name it: when a create or restore takes it for a new object, and when a
+ * stale object is unlinked while children keep it (forget_stale). So the
+ * word read with a given incarnation and holds not 0 means: this very
+ * object, live and linked.
+ *
+ * Each thread caches the last parent it looked up (node, creation number
+ * and incarnation). Nodes are recycled, never freed, so a stale pointer is
+ * safe to read; the cached hold is a compare-and-swap of the counts word
+ * that expects the cached incarnation and refuses 0 holds, so it fails,
+ * taking nothing, on a node recycled or replaced since (see hold_cached in
+ * registry.c). Never is a hold put on another object, even for an instant:
+ * one there when that object's owner dropped its last reference would keep
+ * it in the table after its driver freed it.
  *
  * livetrack_live_type keeps a second per-thread cache (the objects it found
- * live lately) under the same rule, without pinning: an entry answers only
- * while its node's counts are not 0, it is linked, and its seq still is
- * the cached one, all read with atomic loads.
+ * live lately) under the same rule, without holds: an entry answers only
+ * while its node's word shows the cached incarnation with holds, and its
+ * seq still is the cached one.
  *
  * A shard's last_seq (the newest creation number linked there) and its
  * created count are written under its lock with atomic stores: the
@@ -62,9 +74,9 @@
  * fills both at the same pace). */
 #define LT_RESTORED LT_GRAVEYARD
 
-#define LT_REF_ONE ((uint64_t)1 << 32)
-#define LT_REFS(counts) ((uint32_t)((counts) >> 32))
-#define LT_HOLDERS(counts) ((uint32_t)(counts))
+/* node->counts: incarnation << 32 | holds (see the notes above) */
+#define LT_INCARNATION_ONE ((uint64_t)1 << 32)
+#define LT_HOLDS(counts) ((uint32_t)(counts))
 
 typedef struct lt_node {
     struct lt_node *chain; /* next in the bucket; next free node when free */
@@ -76,9 +88,12 @@ typedef struct lt_node {
     uint8_t domain;
     uint8_t type;
     uint8_t linked; /* 1 while in the shard's hash and age list */
+    /* The program's references (in the padding before handle: copied into
+     * a lt_released's padding by a death, and left there). */
+    uint32_t refs;
     uint64_t handle;
-    /* Atomic because the per-thread parent cache reads it without the
-     * shard lock to check that a node still is the object it cached. */
+    /* Atomic because the per-thread caches read it without the shard lock
+     * to check that a node still is the object they remember. */
     _Atomic uint64_t seq;
     livetrack_stack_id stack;         /* creation call site */
     livetrack_stack_id release_stack; /* LIVETRACK_RELEASE_STACKS: the release that dropped refs to 0 */
@@ -86,7 +101,7 @@ typedef struct lt_node {
     uint64_t ticks; /* creation time, lt_clock units */
     const void *owner;
     struct lt_node *parents[2];
-    _Atomic uint64_t counts; /* refs << 32 | holders */
+    _Atomic uint64_t counts; /* incarnation << 32 | holds */
 } lt_node;
 /* unlink_node copies the block from domain to owner as a lt_released. */
 #define LT_NODE_AS_RELEASED(field) \

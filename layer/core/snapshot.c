@@ -32,7 +32,7 @@ typedef struct segment {
 
 static int wanted(const lt_node *node, livetrack_domain domain, const void *owner, uint64_t since)
 {
-    if (!atomic_load_explicit(&node->counts, memory_order_acquire))
+    if (!LT_HOLDS(atomic_load_explicit(&node->counts, memory_order_acquire)))
         return 0; /* dying */
     if (node->seq <= since)
         return 0;
