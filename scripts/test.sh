@@ -50,9 +50,10 @@ ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE long
 # the fatal-signal handler writes with stdio, best effort by design (see
 # layer/core/lifecycle.c), as a "signal-unsafe call inside of a signal".
 echo "== livetrack: threaded tests under TSan =="
-tsan_targets=(test_registry_threads test_creation_order test_report_peak_threads cl_threads livetrack_cl test_soak test_fork test_exit
-    fuzz_registry)
-tsan_tests='core_(registry|report_peak)_threads(_counter|_clock)?|core_creation_order_(counter|clock)|opencl\.cl_threads'
+tsan_targets=(test_registry_threads test_registry_interleave test_creation_order test_report_peak_threads cl_threads livetrack_cl
+    test_soak test_fork test_exit fuzz_registry)
+tsan_tests='core_(registry|report_peak)_threads(_counter|_clock)?|core_registry_interleave_(counter|clock)'
+tsan_tests+='|core_creation_order_(counter|clock)|opencl\.cl_threads'
 tsan_tests+='|reliability\.(soak|fork|exit|fuzz_registry(_counter|_clock)?)'
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVETRACK_WERROR=ON \
     -DCMAKE_C_FLAGS="-fsanitize=thread" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \

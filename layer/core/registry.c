@@ -14,6 +14,7 @@
 #include "core_internal.h"
 #include "creation_order.h"
 #include "registry_internal.h"
+#include "test_hooks.h"
 #include "timeline.h"
 
 lt_shard lt_shards[LT_SHARD_COUNT];
@@ -514,12 +515,14 @@ static lt_node *hold_parent(unsigned domain, uint64_t handle, int via_first_pare
     parent_cache *cache = &last_parent;
     if (!cache->parent.node || cache->handle != handle || cache->domain != domain)
         return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
+    LT_TEST_PAUSE(LT_TEST_CACHED_PARENT_READ);
     /* Fix: the hold used to be taken first and the node checked after it,
      * so a node recycled for another thread's object got a passing hold;
      * that object's last release then left it in the table, released but
      * "kept alive", after its driver freed it. The hold now is taken only
      * on the remembered object itself (hold_cached). */
     int held = hold_cached(&cache->parent);
+    LT_TEST_PAUSE(LT_TEST_CACHED_PARENT_TRIED);
     if (!held)
         return hold_parent_by_lookup(domain, handle, via_first_parent, owner);
     return held_parent(cache->parent.node, via_first_parent, owner);

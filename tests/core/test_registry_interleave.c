@@ -1,0 +1,258 @@
+/*
+ * Interleavings of two threads that a scheduler hands out only once in a
+ * long while, forced: the core under test is built with LT_TEST_HOOKS
+ * (layer/core/test_hooks.h), and the registry calls lt_test_pause(),
+ * defined below, at chosen points. Thread A, stopped there, has thread B
+ * run a step and waits for it to finish.
+ *
+ * The parent cache's window. A create names a parent that its thread
+ * looked up before (the cached node); meanwhile that parent died and its
+ * node went to thread B's object Y. A must take no hold on Y, not even
+ * for an instant: were A's hold on Y when B releases its last reference,
+ * Y would stay in the table, "released but kept alive" by A, after its
+ * driver freed it; a report in that window (livetrack_while_live) would
+ * ask the driver about freed memory (ext/live_object_tracking.md).
+ *
+ * B therefore, while A is stopped before its hold on the cached node,
+ * releases Y and creates it again in the same node (the worst case: the
+ * node's counts are as they were), and, while A is stopped after it,
+ * releases Y again: Y must be gone at once, for lookups, livetrack_while_live
+ * and snapshots. A's child then holds the live parent of its handle.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "livetrack/livetrack.h"
+#include "test_hooks.h"
+
+enum { T_PARENT, T_CHILD, T_OTHER, T_COUNT };
+static const char *const type_names[T_COUNT] = {"parent", "child", "other"};
+
+#define PARENT_HANDLE 0x5000ull
+#define FIRST_CHILD 0x900000ull
+#define SECOND_CHILD 0x900010ull
+#define FIRST_CANDIDATE 0x100000ull
+
+/* ---- thread B runs steps for A ---------------------------------------- */
+
+typedef void (*step_fn)(void);
+static pthread_mutex_t step_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t step_changed = PTHREAD_COND_INITIALIZER;
+static step_fn step_wanted; /* under step_lock: the step B is to run, NULL when done */
+static int b_exit;
+
+static void *thread_b(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&step_lock);
+    for (;;) {
+        while (!step_wanted && !b_exit)
+            pthread_cond_wait(&step_changed, &step_lock);
+        if (b_exit)
+            break;
+        step_fn step = step_wanted;
+        pthread_mutex_unlock(&step_lock);
+        step();
+        pthread_mutex_lock(&step_lock);
+        step_wanted = NULL;
+        pthread_cond_broadcast(&step_changed);
+    }
+    pthread_mutex_unlock(&step_lock);
+    return NULL;
+}
+
+/* Run `step` on thread B and wait until it has finished. */
+static void run_on_b(step_fn step)
+{
+    pthread_mutex_lock(&step_lock);
+    step_wanted = step;
+    pthread_cond_broadcast(&step_changed);
+    while (step_wanted)
+        pthread_cond_wait(&step_changed, &step_lock);
+    pthread_mutex_unlock(&step_lock);
+}
+
+/* ---- objects ----------------------------------------------------------- */
+
+static livetrack_status create(uint64_t handle, unsigned type, uint64_t parent)
+{
+    livetrack_new_object request;
+    memset(&request, 0, sizeof request);
+    request.domain = LIVETRACK_DOMAIN_USER;
+    request.type = type;
+    request.handle = handle;
+    request.bytes = 16;
+    request.parent = parent;
+    return livetrack_create(&request);
+}
+
+static livetrack_status release(uint64_t handle, unsigned type, uint32_t *refs_left)
+{
+    return livetrack_release(LIVETRACK_DOMAIN_USER, type, handle, refs_left, NULL);
+}
+
+/* The registry's node of a live object: a keeper is its node (registry.c),
+ * which lets the test see which node an object got. */
+static const void *node_of(uint64_t handle)
+{
+    livetrack_keeper *keeper = livetrack_keep_alive(LIVETRACK_DOMAIN_USER, handle);
+    livetrack_let_go(keeper);
+    return keeper;
+}
+
+static int in_snapshot(uint64_t handle)
+{
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
+    int found = 0;
+    for (size_t i = 0; snapshot && i < livetrack_snapshot_count(snapshot); i++)
+        found |= livetrack_snapshot_at(snapshot, i)->handle == handle;
+    livetrack_snapshot_free(snapshot);
+    return found;
+}
+
+static const void *first_parent_node; /* the node the first parent had, A's cached one */
+static uint64_t reused_handle;        /* B's object Y, made in that node */
+
+/* B: make objects until one gets the first parent's node (the first one
+ * made in that node's shard does: it heads the shard's free list). */
+static void make_object_in_cached_node(void)
+{
+    for (uint64_t handle = FIRST_CANDIDATE; handle < FIRST_CANDIDATE + (16u << 16); handle += 16) {
+        CHECK_EQ_INT(create(handle, T_OTHER, 0), LIVETRACK_OK);
+        if (node_of(handle) == first_parent_node) {
+            reused_handle = handle;
+            return;
+        }
+        CHECK_EQ_INT(release(handle, T_OTHER, NULL), LIVETRACK_OK);
+    }
+}
+
+/* Y is released by its only reference: gone at once. */
+static void check_release_ends(uint64_t handle)
+{
+    livetrack_object before;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, handle, &before), LIVETRACK_OK);
+    CHECK_EQ_INT(before.holders, 0);
+    uint32_t refs_left = 99;
+    CHECK_EQ_INT(release(handle, T_OTHER, &refs_left), LIVETRACK_OK);
+    CHECK_EQ_INT(refs_left, 0);
+    livetrack_object after;
+    livetrack_status found = livetrack_lookup(LIVETRACK_DOMAIN_USER, handle, &after);
+    CHECK_EQ_INT(found, LIVETRACK_UNKNOWN);
+    if (found == LIVETRACK_OK)
+        fprintf(stderr, "  released, yet live with refs %u, holders %u\n", after.refs, after.holders);
+    CHECK(!livetrack_still_live(&before));
+    CHECK(!in_snapshot(handle));
+    livetrack_object released;
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, handle, &released), LIVETRACK_OK);
+}
+
+static int asked_about_freed; /* livetrack_while_live ran its function on a released object */
+static void ask_driver(void *context)
+{
+    (void)context;
+    asked_about_freed = 1;
+}
+
+/* B, A stopped before its hold on the cached node: Y released and made
+ * again in the same node. */
+static void replace_object_in_cached_node(void)
+{
+    check_release_ends(reused_handle);
+    CHECK_EQ_INT(create(reused_handle, T_OTHER, 0), LIVETRACK_OK);
+    CHECK(node_of(reused_handle) == first_parent_node);
+}
+
+/* B, A stopped after its hold on the cached node: Y released. A report
+ * asking about Y now (the OpenCL extension's) must not find it live. */
+static void release_object_in_cached_node(void)
+{
+    livetrack_object before;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, reused_handle, &before), LIVETRACK_OK);
+    check_release_ends(reused_handle);
+    CHECK(!livetrack_while_live(&before, ask_driver, NULL));
+    CHECK(!asked_about_freed);
+}
+
+/* ---- the hook ------------------------------------------------------------- */
+
+static pthread_t thread_a;
+static atomic_int armed;     /* A's next create through its cache stops */
+static atomic_int stops_seen; /* bit per point reached */
+
+/* Default visibility (the build hides symbols): the library calls it. */
+__attribute__((visibility("default"))) void lt_test_pause(enum lt_test_point point)
+{
+    if (!atomic_load(&armed) || !pthread_equal(pthread_self(), thread_a))
+        return;
+    atomic_fetch_or(&stops_seen, 1 << point);
+    if (point == LT_TEST_CACHED_PARENT_READ)
+        run_on_b(replace_object_in_cached_node);
+    else if (point == LT_TEST_CACHED_PARENT_TRIED)
+        run_on_b(release_object_in_cached_node);
+}
+
+static void test_cached_parent_node_reused(void)
+{
+    livetrack_type type;
+    /* The first parent, and a child of it: A's cache now names its node. */
+    CHECK_EQ_INT(create(PARENT_HANDLE, T_PARENT, 0), LIVETRACK_OK);
+    first_parent_node = node_of(PARENT_HANDLE);
+    CHECK_EQ_INT(livetrack_live_type(LIVETRACK_DOMAIN_USER, PARENT_HANDLE, &type), LIVETRACK_OK);
+    CHECK_EQ_INT(create(FIRST_CHILD, T_CHILD, PARENT_HANDLE), LIVETRACK_OK);
+    CHECK_EQ_INT(release(FIRST_CHILD, T_CHILD, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(release(PARENT_HANDLE, T_PARENT, NULL), LIVETRACK_OK);
+
+    run_on_b(make_object_in_cached_node);
+    CHECK(reused_handle != 0);
+    if (!reused_handle)
+        return;
+    /* The per-thread check cache names the node too: not the parent's now. */
+    CHECK_EQ_INT(livetrack_live_type(LIVETRACK_DOMAIN_USER, PARENT_HANDLE, &type), LIVETRACK_UNKNOWN);
+
+    /* A second parent at the same handle (another node), and a child
+     * named by that handle, made through the cache's window. */
+    CHECK_EQ_INT(create(PARENT_HANDLE, T_PARENT, 0), LIVETRACK_OK);
+    CHECK(node_of(PARENT_HANDLE) != first_parent_node);
+    atomic_store(&armed, 1);
+    CHECK_EQ_INT(create(SECOND_CHILD, T_CHILD, PARENT_HANDLE), LIVETRACK_OK);
+    atomic_store(&armed, 0);
+    CHECK_EQ_INT(atomic_load(&stops_seen), (1 << LT_TEST_CACHED_PARENT_READ) | (1 << LT_TEST_CACHED_PARENT_TRIED));
+
+    /* The child holds the second parent, and nothing else is held. */
+    livetrack_object child, parent;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, SECOND_CHILD, &child), LIVETRACK_OK);
+    CHECK_EQ_INT(child.parents[0], PARENT_HANDLE);
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, PARENT_HANDLE, &parent), LIVETRACK_OK);
+    CHECK_EQ_INT(parent.holders, 1);
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, reused_handle, NULL), LIVETRACK_UNKNOWN);
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.live_objects, 2);
+
+    CHECK_EQ_INT(release(SECOND_CHILD, T_CHILD, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(release(PARENT_HANDLE, T_PARENT, NULL), LIVETRACK_OK);
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.live_objects, 0);
+}
+
+int main(void)
+{
+    CHECK_EQ_INT(livetrack_declare_types(LIVETRACK_DOMAIN_USER, "interleave", type_names, T_COUNT), LIVETRACK_OK);
+    thread_a = pthread_self();
+    pthread_t b;
+    pthread_create(&b, NULL, thread_b, NULL);
+
+    test_cached_parent_node_reused();
+
+    pthread_mutex_lock(&step_lock);
+    b_exit = 1;
+    pthread_cond_broadcast(&step_changed);
+    pthread_mutex_unlock(&step_lock);
+    pthread_join(b, NULL);
+    return check_summary("test_registry_interleave");
+}
