@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "csv_reader.h"
@@ -870,27 +871,48 @@ static void write_svg(plot_data *d, FILE *out)
     fputs("</svg>\n", out);
 }
 
-/* JSON reports start with '{'; timelines with their header line. A file
- * that cannot be opened ends the command here, with the reason: taken for
- * a CSV it made "two CSV files given" of a mistyped report name. */
+/* Whether `text` ends with `suffix`, in any case. */
 static int ends_with(const char *text, const char *suffix)
 {
     size_t length = strlen(text), suffix_length = strlen(suffix);
     return length >= suffix_length && !strcasecmp(text + length - suffix_length, suffix);
 }
 
-/* A report starts with '{'; any other file named .json is one too, empty,
- * cut or damaged (its reader then says what is wrong with it, where
- * calling it a second timeline would mislead). */
-static int looks_like_json(const char *path)
+/* Each input is opened once and read from that one stream: a pipe
+ * (`<(...)`, /dev/stdin) gives its bytes to one reader only, and a FIFO
+ * whose writer is done blocks a second open for ever. A file that cannot
+ * be opened ends the command here, with the reason: taken for a CSV it
+ * made "two CSV files given" of a mistyped report name. */
+static FILE *open_input(const char *path)
 {
+    if (!strcmp(path, "-"))
+        return stdin;
     FILE *in = fopen(path, "r");
+    struct stat status;
+    if (in && fstat(fileno(in), &status) == 0 && S_ISDIR(status.st_mode)) {
+        fclose(in); /* a directory opens, and reads as an empty file */
+        in = NULL;
+        errno = EISDIR;
+    }
     if (!in)
         cli_fail("cannot read %s: %s", path, strerror(errno));
+    return in;
+}
+
+/* A report starts with '{'; any other file named .json is one too, empty,
+ * cut or damaged (its reader then says what is wrong with it, where
+ * calling it a second timeline would mislead). The first byte after the
+ * blanks is looked at and put back on the stream (ungetc), so the reader
+ * gets all of it; blanks before it mean nothing to either reader's
+ * verdict on a file livetrack wrote (JSON skips them, a timeline starts
+ * with its header). */
+static int looks_like_json(FILE *in, const char *path)
+{
     int c;
-    while ((c = fgetc(in)) == ' ' || c == '\n' || c == '\r' || c == '\t')
+    while ((c = getc(in)) == ' ' || c == '\n' || c == '\r' || c == '\t')
         ;
-    fclose(in);
+    if (c != EOF)
+        ungetc(c, in);
     return c == '{' || ends_with(path, ".json");
 }
 
@@ -920,29 +942,41 @@ int cli_plot(int argc, char **argv)
         cli_fail("no output file (add -o REPORT.html, or -o TIMELINE.svg for the timeline alone)");
     if (given == 2 && !strcmp(inputs[0], "-") && !strcmp(inputs[1], "-"))
         cli_fail("- given twice; standard input holds one file");
-    const char *csv_path = NULL, *json_path_arg = NULL;
+    FILE *streams[2] = {NULL, NULL};
+    int is_json[2] = {0, 0};
     for (int i = 0; i < given; i++) {
-        /* Standard input cannot be looked into and then read again, so "-"
-         * is whatever the other input is not: the timeline when it is the
-         * only one. The readers take "-" as stdin, as for trace and report. */
-        int is_json = strcmp(inputs[i], "-") ? looks_like_json(inputs[i])
-                                             : given == 2 && !looks_like_json(inputs[1 - i]);
-        const char **slot = is_json ? &json_path_arg : &csv_path;
+        streams[i] = open_input(inputs[i]);
+        if (strcmp(inputs[i], "-"))
+            is_json[i] = looks_like_json(streams[i], inputs[i]);
+    }
+    /* "-" is whatever the other input is not (as documented): the
+     * timeline when it is the only one. */
+    for (int i = 0; i < given; i++)
+        if (!strcmp(inputs[i], "-"))
+            is_json[i] = given == 2 && !is_json[1 - i];
+    const char *csv_path = NULL, *json_path_arg = NULL;
+    FILE *csv_in = NULL, *json_in = NULL;
+    for (int i = 0; i < given; i++) {
+        const char **slot = is_json[i] ? &json_path_arg : &csv_path;
         if (*slot)
             cli_fail("two %s files given (%s and %s); plot takes one timeline and one report",
                      slot == &csv_path ? "CSV" : "JSON", *slot, inputs[i]);
         *slot = inputs[i];
+        *(is_json[i] ? &json_in : &csv_in) = streams[i];
     }
     if (!csv_path)
         cli_fail("no CSV timeline given (record one with 'livetrack run --csv FILE.csv')");
 
     char error[256];
     timeline t;
-    if (!timeline_read(csv_path, &t, error, sizeof error))
+    if (!timeline_read_stream(csv_in, csv_path, &t, error, sizeof error))
         cli_fail("cannot read %s: %s", csv_path, error);
     report_file report = {NULL, NULL, NULL, 0};
     if (json_path_arg)
-        report_load(json_path_arg, &report);
+        report_load_stream(json_in, json_path_arg, &report);
+    for (int i = 0; i < given; i++)
+        if (streams[i] != stdin)
+            fclose(streams[i]);
 
     plot_data d;
     memset(&d, 0, sizeof d);

@@ -355,6 +355,15 @@ int timeline_read(const char *path, timeline *t, char *error, size_t error_size)
         snprintf(error, error_size, "%s", strerror(errno));
         return 0;
     }
+    int ok = timeline_read_stream(in, path, t, error, error_size);
+    if (in != stdin)
+        fclose(in);
+    return ok;
+}
+
+int timeline_read_stream(FILE *in, const char *path, timeline *t, char *error, size_t error_size)
+{
+    memset(t, 0, sizeof *t);
     string_map table = {0, 0, NULL};
     t->strings = cli_alloc(sizeof *t->strings);
     t->strings[0] = cli_strdup("");
@@ -449,8 +458,6 @@ done:
     free(piece);
     string_map_free(&growth.series_index);
     string_map_free(&table);
-    if (in != stdin)
-        fclose(in);
     if (!ok)
         timeline_free(t);
     return ok;

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum timeline_event {
     TIMELINE_CREATE,
@@ -73,6 +74,10 @@ typedef struct timeline {
 /* Reads `path` ("-": stdin). On failure returns 0 with a message in
  * `error`; malformed rows are skipped and counted, not fatal. */
 int timeline_read(const char *path, timeline *out, char *error, size_t error_size);
+/* The same from a stream already open, read to its end and not closed (a
+ * pipe or FIFO can be opened and read only once); `path` names it in
+ * warnings. */
+int timeline_read_stream(FILE *in, const char *path, timeline *out, char *error, size_t error_size);
 void timeline_free(timeline *timeline);
 /* "OpenCL cl_event" for a series, into `out`. */
 void timeline_series_name(const timeline *timeline, size_t series, char *out, size_t size);

@@ -530,6 +530,14 @@ json_document *json_parse_file(const char *path, char *error, size_t error_size)
         snprintf(error, error_size, "%s", strerror(errno));
         return NULL;
     }
+    json_document *document = json_parse_stream(in, error, error_size);
+    if (in != stdin)
+        fclose(in);
+    return document;
+}
+
+json_document *json_parse_stream(FILE *in, char *error, size_t error_size)
+{
     size_t size = 0, capacity = 1 << 16;
     char *text = malloc(capacity);
     while (text) {
@@ -549,10 +557,7 @@ json_document *json_parse_file(const char *path, char *error, size_t error_size)
         if (got == 0)
             break;
     }
-    int read_error = ferror(in);
-    if (in != stdin)
-        fclose(in);
-    if (!text || read_error) {
+    if (!text || ferror(in)) {
         snprintf(error, error_size, "%s", text ? "read error" : "out of memory");
         free(text);
         return NULL;

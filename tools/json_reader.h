@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum json_kind { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT } json_kind;
 
@@ -45,6 +46,9 @@ typedef struct json_document json_document;
 /* Parses a whole file (or "-" for stdin). NULL on error, with a message
  * "line L, column C: what" (or the system error) in `error`. */
 json_document *json_parse_file(const char *path, char *error, size_t error_size);
+/* The same from a stream already open, read to its end (not closed): a
+ * pipe or FIFO can be opened and read only once. */
+json_document *json_parse_stream(FILE *in, char *error, size_t error_size);
 json_document *json_parse_text(const char *text, size_t length, char *error, size_t error_size);
 const json_value *json_root(const json_document *document);
 /* 0 when no string of the document holds a control character (C0, DEL or

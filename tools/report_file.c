@@ -135,12 +135,9 @@ static void make_printable(const json_value *value)
     cli_make_printable((char *)(uintptr_t)value->string, value->length);
 }
 
-void report_load(const char *path, report_file *out)
+/* Checks the document just parsed into `out` (NULL: `error` says why). */
+static void report_check(const char *path, report_file *out, const char *error)
 {
-    char error[256];
-    memset(out, 0, sizeof *out);
-    out->path = path;
-    out->document = json_parse_file(path, error, sizeof error);
     if (!out->document)
         cli_fail("cannot read %s: %s", path, error);
     out->root = json_root(out->document);
@@ -181,6 +178,24 @@ void report_load(const char *path, report_file *out)
     if (version > REPORT_VERSION)
         cli_warn("%s: report version %" PRId64 " is newer than this livetrack reads (%d); reading what it knows",
                  path, version, REPORT_VERSION);
+}
+
+void report_load(const char *path, report_file *out)
+{
+    char error[256];
+    memset(out, 0, sizeof *out);
+    out->path = path;
+    out->document = json_parse_file(path, error, sizeof error);
+    report_check(path, out, error);
+}
+
+void report_load_stream(FILE *in, const char *path, report_file *out)
+{
+    char error[256];
+    memset(out, 0, sizeof *out);
+    out->path = path;
+    out->document = json_parse_stream(in, error, sizeof error);
+    report_check(path, out, error);
 }
 
 void report_free(report_file *report)

@@ -23,6 +23,9 @@ typedef struct report_file {
 /* Loads and checks `path`; cli_fail()s (exit 2) when it cannot be read or
  * is not a livetrack report. A newer version is read with a warning. */
 void report_load(const char *path, report_file *out);
+/* The same from a stream already open (read to its end, not closed);
+ * `path` names it in messages. */
+void report_load_stream(FILE *in, const char *path, report_file *out);
 void report_free(report_file *report);
 
 /* One frame as "0x55d0c0de1234 in main /abs/leaky.c:42:5", cut to fit

@@ -20,6 +20,7 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
 import zlib
@@ -386,6 +387,66 @@ def check_diff_moved_sources(base, json_file):
               "compared as under" not in result.stdout, "diff --source-root %s: %r" % (root, result.stderr))
 
 
+def feed_pipe(path_or_fd, data):
+    """Writes `data` to a FIFO (opened here, which waits for its reader) or
+    to a pipe's write end, from a thread, and closes it: a reader that
+    stops early or never comes must not stop the test."""
+    def write():
+        try:
+            with (open(path_or_fd, "wb") if isinstance(path_or_fd, str) else os.fdopen(path_or_fd, "wb")) as out:
+                out.write(data)
+        except OSError:
+            pass
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    return writer
+
+
+def check_plot_of_pipes(csv_file, json_file):
+    """Inputs that can be read only once (a pipe through <(...) or
+    /dev/stdin, a FIFO): plot opens each input once and tells the report
+    from the timeline by the first byte of the very stream it then reads.
+    Looking into a separate open first took the first 4 KiB of a pipe, and
+    a FIFO's second open waited for a writer for ever."""
+    data = {"csv": open(csv_file, "rb").read(), "json": open(json_file, "rb").read()}
+    check(len(data["csv"]) > 4096, "the fixture timeline is too small to lose a stdio buffer of it")
+
+    def plot(name, inputs, stdin_data=None, pass_fds=()):
+        try:
+            result = subprocess.run([args.livetrack, "plot"] + inputs + ["-o", work(name)], input=stdin_data,
+                                    capture_output=True, timeout=30, pass_fds=pass_fds)
+        except subprocess.TimeoutExpired:
+            return check(False, "plot %s: still running after 30 s (an input opened twice?)" % " ".join(inputs))
+        return check(result.returncode == 0 and "make_buffer (helpers.h:17)" in check_html(work(name)),
+                     "plot %s exited with %d: %s" % (" ".join(inputs), result.returncode, result.stderr.decode()))
+
+    # through standard input, by name and as "-", either file
+    plot("pipe-stdin-csv.html", ["/dev/stdin", json_file], data["csv"])
+    plot("pipe-stdin-json.html", [csv_file, "/dev/stdin"], data["json"])
+    plot("pipe-dash-csv.html", ["-", json_file], data["csv"])
+    plot("pipe-dash-json.html", [csv_file, "-"], data["json"])
+    # process substitution: both inputs pipes, in either order
+    for order in (("csv", "json"), ("json", "csv")):
+        fds, inputs = [], []
+        for kind in order:
+            read_end, write_end = os.pipe()
+            feed_pipe(write_end, data[kind])
+            fds.append(read_end)
+            inputs.append("/dev/fd/%d" % read_end)
+        plot("pipe-fds-%s.html" % order[0], inputs, pass_fds=fds)
+        for fd in fds:
+            os.close(fd)
+    # named FIFOs whose writers finish
+    for kind in ("csv", "json"):
+        fifo = work("plot-input.fifo")
+        if os.path.exists(fifo):
+            os.unlink(fifo)
+        os.mkfifo(fifo)
+        feed_pipe(fifo, data[kind])
+        plot("fifo-%s.html" % kind, [fifo, json_file] if kind == "csv" else [csv_file, fifo])
+        os.unlink(fifo)
+
+
 def case_fixtures():
     json_file, base, csv_file = fixture("run.json"), fixture("base.json"), fixture("run.csv")
     # The hand-written reports must stay valid under the core's schema.
@@ -670,6 +731,7 @@ def case_fixtures():
         check("make_buffer (helpers.h:17)" in check_html(work(name)), "plot with - as one input: no sites in " + name)
     result = livetrack("plot", "-", "-", "-o", work("x.html"), expect=2, stdin_path=csv_file)
     check("given twice" in result.stderr, "plot - -: %r" % result.stderr)
+    check_plot_of_pipes(csv_file, json_file)
 
     # A broken report and a broken timeline: one line, exit status 2.
     text = open(json_file).read()
