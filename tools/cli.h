@@ -60,6 +60,12 @@ void text_buffer_add(text_buffer *buffer, const char *piece);
  * a report, where each may be near 2^63, must not wrap. */
 uint64_t cli_add_saturated(uint64_t a, uint64_t b);
 
+/* Makes an empty file only this user can read and write (mode 0600) in
+ * $TMPDIR (or /tmp), named `prefix`.XXXXXX, and returns its absolute path
+ * (to free) with the file open for writing in *fd; NULL with errno set
+ * when it cannot. */
+char *cli_private_temp_file(const char *prefix, int *fd);
+
 /* ---- argument parsing ----
  * Options are "--name VALUE", "--name=VALUE" or "-n VALUE"; "--" ends
  * the options. Each subcommand loops while cli_more() and tries its

@@ -398,6 +398,69 @@ static void remove_run_log(void)
         unlink(run_log_path);
 }
 
+/* The private copy of a suppressions file that is no regular file, while
+ * it exists; removed when livetrack exits, as the run log is. */
+static char *suppressions_copy;
+
+static void remove_suppressions_copy(void)
+{
+    if (suppressions_copy)
+        unlink(suppressions_copy);
+}
+
+/* Every tracked process of the tree reads the suppressions file at its
+ * exit (layer/core/suppressions.c). A pipe (`<(...)`) gives its patterns
+ * to the first process only, the others read it empty and report what it
+ * suppressed as leaks; a FIFO holds each later process at its exit until
+ * another writer comes. So such a file is read here, once, and every
+ * process reads a private copy of it (mode 0600 in $TMPDIR, removed when
+ * livetrack exits). Returns the copy's path (to free). */
+static char *copy_suppressions(const char *path, int verbose)
+{
+    /* all of it first (a FIFO waits here for its writer), so no copy is
+     * left behind by a Ctrl-C while waiting */
+    int in = open(path, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        cli_fail("cannot read the suppressions file %s: %s", path, strerror(errno));
+    size_t size = 0, capacity = 4096;
+    char *text = cli_alloc(capacity);
+    for (;;) {
+        if (size == capacity)
+            text = cli_realloc(text, capacity *= 2, 1);
+        ssize_t got = read(in, text + size, capacity - size);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            cli_fail("cannot read the suppressions file %s: %s", path, strerror(errno));
+        if (got == 0)
+            break;
+        size += (size_t)got;
+    }
+    close(in);
+    int out;
+    suppressions_copy = cli_private_temp_file("livetrack-suppressions", &out);
+    if (!suppressions_copy)
+        cli_fail("cannot copy the suppressions file %s (no regular file: read once, for every process) into "
+                 "$TMPDIR: %s",
+                 path, strerror(errno));
+    atexit(remove_suppressions_copy);
+    for (size_t done = 0; done < size;) {
+        ssize_t put = write(out, text + done, size - done);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put < 0)
+            cli_fail("cannot copy the suppressions file %s to %s: %s", path, suppressions_copy, strerror(errno));
+        done += (size_t)put;
+    }
+    if (close(out) != 0)
+        cli_fail("cannot copy the suppressions file %s to %s: %s", path, suppressions_copy, strerror(errno));
+    free(text);
+    if (verbose)
+        cli_warn("read the suppressions file %s (no regular file) once, into %s, for every process", path,
+                 suppressions_copy);
+    return cli_strdup(suppressions_copy);
+}
+
 static void forward_signal(int signal_number)
 {
     if (child_pid > 0)
@@ -521,6 +584,11 @@ int cli_run(int argc, char **argv)
     struct stat suppressions_status;
     if (suppressions && stat(suppressions, &suppressions_status) == 0 && S_ISDIR(suppressions_status.st_mode))
         cli_fail("cannot read the suppressions file %s: %s", suppressions, strerror(EISDIR));
+    if (suppressions && stat(suppressions, &suppressions_status) == 0 && !S_ISREG(suppressions_status.st_mode)) {
+        char *copy = copy_suppressions(suppressions, verbose);
+        free(suppressions);
+        suppressions = copy;
+    }
 
     /* Which front ends: the listed ones (each must be there), or all that are. */
     int wanted[FRONT_END_COUNT] = {0}, explicit_api = api_list != NULL;

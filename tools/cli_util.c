@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "printable.h"
@@ -244,4 +245,27 @@ void cli_close_output(FILE *out, const char *path)
         failed |= fclose(out) != 0;
     if (failed)
         cli_fail("writing %s failed: %s", path, strerror(errno ? errno : EIO));
+}
+
+char *cli_private_temp_file(const char *prefix, int *fd)
+{
+    const char *directory = getenv("TMPDIR");
+    if (!directory || !*directory)
+        directory = "/tmp";
+    /* Absolute: the processes of the tree may change directory before
+     * they open it, and a relative path would miss the file. */
+    char resolved[PATH_MAX];
+    if (directory[0] != '/' && realpath(directory, resolved))
+        directory = resolved;
+    size_t size = strlen(directory) + strlen(prefix) + 16;
+    char *path = cli_alloc(size);
+    snprintf(path, size, "%s/%s.XXXXXX", directory, prefix);
+    *fd = mkstemp(path); /* mode 0600: what is in it is nobody else's business */
+    if (*fd < 0) {
+        int error = errno;
+        free(path);
+        errno = error;
+        return NULL;
+    }
+    return path;
 }

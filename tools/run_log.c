@@ -23,25 +23,10 @@
 
 char *run_log_create(void)
 {
-    const char *directory = getenv("TMPDIR");
-    if (!directory || !*directory)
-        directory = "/tmp";
-    /* Absolute: the processes of the tree may change directory before
-     * they append, and a relative path would miss the log. */
-    char resolved[PATH_MAX];
-    if (directory[0] != '/' && realpath(directory, resolved))
-        directory = resolved;
-    size_t size = strlen(directory) + 32;
-    char *path = cli_alloc(size);
-    snprintf(path, size, "%s/livetrack-run.XXXXXX", directory);
-    int fd = mkstemp(path); /* mode 0600: the paths in it are nobody else's business */
-    if (fd < 0) {
-        int error = errno;
-        free(path);
-        errno = error;
-        return NULL;
-    }
-    close(fd);
+    int fd;
+    char *path = cli_private_temp_file("livetrack-run", &fd);
+    if (path)
+        close(fd);
     return path;
 }
 

@@ -1202,6 +1202,50 @@ def case_run_status():
     livetrack("run", app, "--exit", "6", expect=6)
 
 
+def check_suppressions_through_pipes(app, env):
+    """--suppressions from a pipe (<(...)) or a FIFO: each process of the
+    tree reads the suppressions at its exit, so run reads such a file once
+    and gives every process a private copy. Read by each process itself,
+    the pipe's patterns went to the first process only (the second's leaks
+    counted), and a FIFO held the second at its exit for ever."""
+    patterns = b"# the leaks cli_app makes\nfunction:leak_events\n"
+    script = '"$0" --leak 2; "$0" --leak 2'
+    merged = dict(os.environ, **env)
+    fifo = work("supp.fifo")
+    for kind in ("pipe", "fifo"):
+        if kind == "pipe":
+            read_end, write_end = os.pipe()
+            feed_pipe(write_end, patterns)
+            path, fds = "/dev/fd/%d" % read_end, (read_end,)
+        else:
+            if os.path.exists(fifo):
+                os.unlink(fifo)
+            os.mkfifo(fifo)
+            feed_pipe(fifo, patterns)
+            path, fds = fifo, ()
+        command = [args.livetrack, "run", "--fail-on-leak=7", "--suppressions", path, "--", "/bin/sh", "-c", script,
+                   app]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, env=merged, timeout=60, pass_fds=fds)
+            check(result.returncode == 0 and "2 processes tracked objects: 0 leaked" in result.stderr and
+                  "0 patterns" not in result.stderr,
+                  "run --suppressions through a %s: status %d\n%s" % (kind, result.returncode, result.stderr))
+        except subprocess.TimeoutExpired:
+            check(False, "run --suppressions through a %s: still running after 60 s" % kind)
+            # let a process of the tree that waits for another writer go
+            try:
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        if kind == "pipe":
+            os.close(read_end)
+        else:
+            os.unlink(fifo)
+    # what run copied the patterns to is gone with it
+    left = [name for name in os.listdir(env["TMPDIR"]) if name.startswith("livetrack-suppressions")]
+    check(not left, "run --suppressions through a pipe: left %r in TMPDIR" % left)
+
+
 def case_run_tree():
     """livetrack run over a script that runs several tracked programs."""
     app = args.app
@@ -1324,6 +1368,7 @@ def case_run_tree():
     # one process: no summary, the report says it all
     result = livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "2", expect=7, env=env)
     check("processes tracked objects" not in result.stderr, "run of one process: a summary:\n" + result.stderr)
+    check_suppressions_through_pipes(app, env)
     # the log is private to the run and gone after it
     check(not os.listdir(tmpdir), "run: left %r in TMPDIR" % os.listdir(tmpdir))
     # no run log (TMPDIR unusable): said once, and the run goes on as before
