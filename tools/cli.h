@@ -49,6 +49,12 @@ char *cli_strdup(const char *text);
  * too. Names that come from files or other processes reach terminals and
  * must not drive them. The length stays. */
 void cli_make_printable(char *text, size_t length);
+/* A name as the timeline holds it (its raw bytes) as a loaded JSON report
+ * holds the same name: the report's writer made each byte that is not
+ * UTF-8 U+FFFD (lt_json_string) and report_load made control characters
+ * '?' (cli_make_printable). Names are matched across the two files in
+ * this form. Returns a copy (free() it). */
+char *cli_name_as_reported(const char *text);
 /* Text that grows as pieces are added (text is NUL-terminated once one
  * was; free() it). */
 typedef struct text_buffer {

@@ -647,11 +647,14 @@ static void api_table(const plot_data *d, FILE *out)
         for (int e = 0; e < TIMELINE_EVENT_KINDS; e++)
             fprintf(out, "<td>%" PRIu64 "</td>", api->events[e]);
         fprintf(out, "<td>%" PRId64 "</td><td>%" PRId64 "</td>", api->peak, api->live);
+        /* The report holds its names with controls made '?' and bytes that
+         * are not UTF-8 made U+FFFD; the timeline holds them raw. */
+        char *api_name = cli_name_as_reported(t->strings[a]);
         if (d->report->root) {
             const json_value *by_api = json_get(d->report->root, "by_api");
             int64_t leaked = 0;
             for (size_t i = 0; i < json_count(by_api); i++)
-                if (!strcmp(json_str(json_get(json_at(by_api, i), "api"), ""), t->strings[a]))
+                if (!strcmp(json_str(json_get(json_at(by_api, i), "api"), ""), api_name))
                     leaked = json_int(json_get(json_at(by_api, i), "objects"), 0);
             fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", leaked ? "bad-text" : "", leaked);
         }
@@ -668,17 +671,20 @@ static void api_table(const plot_data *d, FILE *out)
             fprintf(out, "<td>%" PRId64 "</td><td>%" PRId64 "</td>", t->series[s].peak, t->series[s].last);
             if (d->report->root) {
                 const json_value *by_type = json_get(d->report->root, "by_type");
+                char *type_name = cli_name_as_reported(t->strings[t->series[s].type]);
                 int64_t leaked = 0;
                 for (size_t k = 0; k < json_count(by_type); k++) {
                     const json_value *entry = json_at(by_type, k);
-                    if (!strcmp(json_str(json_get(entry, "api"), ""), t->strings[a]) &&
-                        !strcmp(json_str(json_get(entry, "type"), ""), t->strings[t->series[s].type]))
+                    if (!strcmp(json_str(json_get(entry, "api"), ""), api_name) &&
+                        !strcmp(json_str(json_get(entry, "type"), ""), type_name))
                         leaked = json_int(json_get(entry, "objects"), 0);
                 }
+                free(type_name);
                 fprintf(out, "<td class=\"%s\">%" PRId64 "</td>", leaked ? "bad-text" : "", leaked);
             }
             fputs("</tr>\n", out);
         }
+        free(api_name);
     }
     fputs("</tbody></table></section>\n", out);
 }

@@ -125,7 +125,8 @@ static void misuse_matcher_init(misuse_matcher *m, const json_value *records)
     memset(m->taken, 0, json_count(records) + 1);
 }
 
-/* Whether a record's message is about `call` (empty: not known). */
+/* Whether a record's message is about `call` (empty: not known), the
+ * call as the report would hold it (cli_name_as_reported). */
 static int names_call(const json_value *record, const char *call)
 {
     const char *message = json_str(json_get(record, "message"), "");
@@ -226,7 +227,11 @@ int cli_trace(int argc, char **argv)
             fputs(",\"type\":", out);
             escape_json(out, t.strings[row->type]);
             fprintf(out, ",\"handle\":\"0x%" PRIx64 "\"", row->handle);
-            const json_value *event = misuse_of_row(&matcher, row, t.strings[row->call]);
+            /* The report holds its messages with controls made '?' and bytes
+             * that are not UTF-8 made U+FFFD; the timeline holds calls raw. */
+            char *reported_call = cli_name_as_reported(call);
+            const json_value *event = misuse_of_row(&matcher, row, reported_call);
+            free(reported_call);
             if (event) {
                 fputs(",\"message\":", out);
                 escape_json(out, json_str(json_get(event, "message"), ""));

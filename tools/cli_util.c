@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json_write.h"
 #include "printable.h"
 
 /* "livetrack run", or "livetrack" before a subcommand is known. */
@@ -85,6 +86,28 @@ char *cli_strdup(const char *text)
 }
 
 void cli_make_printable(char *text, size_t length) { lt_make_printable(text, length); }
+
+char *cli_name_as_reported(const char *text)
+{
+    static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+    size_t length = strlen(text);
+    char *copy = cli_alloc(3 * length + 1), *at = copy; /* each byte at most U+FFFD's three */
+    for (const unsigned char *s = (const unsigned char *)text; *s;) {
+        size_t sequence = *s < 0x80 ? 1 : lt_utf8_sequence(s);
+        if (sequence) {
+            memcpy(at, s, sequence);
+            at += sequence;
+            s += sequence;
+        } else {
+            memcpy(at, replacement, 3);
+            at += 3;
+            s++;
+        }
+    }
+    *at = '\0';
+    lt_make_printable(copy, (size_t)(at - copy));
+    return copy;
+}
 
 void cli_parser_init(cli_parser *parser, const char *command, int argc, char **argv)
 {

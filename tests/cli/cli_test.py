@@ -858,6 +858,24 @@ def case_fixtures():
                  if e["name"].startswith("misuse:")]
         check(len(pairs) == 2 and all(message.startswith(call + "(") for call, message in pairs),
               "trace with %s: misuse messages on the wrong rows: %r" % (name, pairs))
+    # A call named with a control character or bytes that are not UTF-8
+    # (a hand-made or foreign timeline): the report holds it, in the
+    # message, as '?' and U+FFFD; the row still gets its record.
+    open(work("odd-call.csv"), "wb").write(
+        b"seq,time_ms,event,call,api,type,handle,live_objects,live_bytes\n"
+        b"1,1.000,create,makeX,user,object,0x1000,1,0\n"
+        b"2,1.100,misuse,bad\x01call,user,,0xdead,1,0\n"
+        b"3,2.100,misuse,bad\xffcall,user,,0xbeef,1,0\n")
+    report["misuse"] = [dict(template, seq=1, timeline_row=2, time_ms=1.1, handle="0xdead",
+                             message="bad\u0001call(0xdead): message ONE"),
+                        dict(template, seq=1, timeline_row=3, time_ms=2.1, handle="0xbeef",
+                             message="bad\ufffdcall(0xbeef): message TWO")]
+    json.dump(report, open(work("odd-call.json"), "w"))
+    livetrack("trace", work("odd-call.csv"), work("odd-call.json"), "-o", work("odd-call.trace.json"), expect=0)
+    events = json.load(open(work("odd-call.trace.json"), encoding="utf-8", errors="replace"))["traceEvents"]
+    messages = [e["args"].get("message", "") for e in events if e["name"].startswith("misuse:")]
+    check(len(messages) == 2 and messages[0].endswith("message ONE") and messages[1].endswith("message TWO"),
+          "trace: misuse rows of odd call names without their records: %r" % messages)
     # A forked child without %p appends to its parent's timeline, counting
     # rows of its own: row numbers repeat, and the parent's report must not
     # lend its record to the child's row of the same number (same handle:
@@ -1388,6 +1406,27 @@ def run_sample(name, *extra):
     return json_path, csv_path, result
 
 
+def check_plot_of_odd_names():
+    """A run whose API and type names hold a control character, a C1
+    control and bytes that are not UTF-8: the timeline keeps their bytes,
+    the report U+FFFD and '?' for them. Plot's table of objects per API and
+    type still finds each one's leaks in the report (they read 0)."""
+    if not args.odd_names_app:
+        return
+    # (the text report would print the bytes that are not UTF-8 as they are)
+    json_path, csv_path, _ = run_sample("odd_names", "--report", "off", "--", args.odd_names_app)
+    livetrack("plot", csv_path, json_path, "-o", work("odd_names.html"), expect=0)
+    html = open(work("odd_names.html"), encoding="utf-8", errors="replace").read()
+    table = html[html.index("Objects per API and type"):]
+    table = table[:table.index("</table>")]
+    rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in re.findall(r"<tr\b.*?</tr>", table, re.S)]
+    # name, ..., live at the end, leaked: every object of the program leaked
+    counts = [(row[-2], row[-1]) for row in rows if row]
+    check(len(counts) == 5 and all(live == leaked for live, leaked in counts) and
+          sorted(int(leaked) for _, leaked in counts) == [1, 2, 3, 4, 10],
+          "plot of odd names: (live at the end, leaked) per row: %r" % counts)
+
+
 def case_samples():
     source = open(os.path.join(args.source, "samples", "leaky_events.c")).read().splitlines()
     json_path, csv_path, _ = run_sample("leaky_events", "--", os.path.join(args.samples, "leaky_events"))
@@ -1417,6 +1456,8 @@ def case_samples():
     check_svg(work("leaky_events.svg"))
 
     check_csv_replays_to_json(csv_path, json_path)
+
+    check_plot_of_odd_names()
 
     # parents released before their children end with them
     json_path, csv_path, _ = run_sample("kept_alive", "--", os.path.join(args.samples, "kept_alive"))
@@ -1638,6 +1679,7 @@ def main():
     parser.add_argument("--chromium")
     parser.add_argument("--sanitize", action="store_true")
     parser.add_argument("--asan-app")
+    parser.add_argument("--odd-names-app")
     args = parser.parse_args()
     args.work = os.path.join(args.work, args.case)
     os.makedirs(args.work, exist_ok=True)

@@ -12,6 +12,7 @@
 #include "csv_reader.h"
 #include "escape.h"
 #include "json_reader.h"
+#include "json_write.h"
 #include "run_log.h"
 #include "series.h"
 #include "string_map.h"
@@ -289,6 +290,50 @@ static const char *xml_of(const char *text)
     return result;
 }
 
+/* A name as the report's writer writes it (lt_json_string) and the
+ * report's reader then holds it (json_parse_text, then '?' for controls as
+ * report_load does): what cli_name_as_reported must give for the raw
+ * name of the timeline. */
+static char *name_through_report(const char *name)
+{
+    char *written = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&written, &size);
+    lt_json_string(out, name);
+    fclose(out);
+    char error[256];
+    json_document *document = json_parse_text(written, size, error, sizeof error);
+    free(written);
+    CHECK(document != NULL);
+    if (!document)
+        return cli_strdup("");
+    const json_value *value = json_root(document);
+    char *read = cli_strdup(json_str(value, ""));
+    cli_make_printable(read, strlen(read));
+    json_free(document);
+    return read;
+}
+
+static void test_name_as_reported(void)
+{
+    static const char *const names[] = {
+        "cl_mem", "a,b \"q\"", "new\nline", "tab\there", "\x1b[31mred", "del\x7f", "c1\xc2\x85" "control",
+        "caf\xc3\xa9", "\xff\xfe" "-bad", "cut\xc3", "overlong\xc0\xaf", "surrogate\xed\xa0\x80", "\xf4\x90\x80\x80",
+        "emoji\xf0\x9f\x98\x80", "",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *expected = name_through_report(names[i]), *got = cli_name_as_reported(names[i]);
+        if (strcmp(got, expected))
+            fprintf(stderr, "name %zu: cli_name_as_reported gave \"%s\", the report holds \"%s\"\n", i, got, expected);
+        CHECK(!strcmp(got, expected));
+        free(expected);
+        free(got);
+    }
+    char *bad = cli_name_as_reported("new\nline\xff");
+    CHECK(!strcmp(bad, "new?line\xef\xbf\xbd"));
+    free(bad);
+}
+
 static void test_escape_xml(void)
 {
     CHECK(!strcmp(xml_of("a<b>&\"'"), "a&lt;b&gt;&amp;&quot;&#39;"));
@@ -446,6 +491,7 @@ int main(void)
     test_csv();
     test_huge_sizes();
     test_escape_xml();
+    test_name_as_reported();
     test_units();
     test_string_map();
     test_buckets();
