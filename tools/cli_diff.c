@@ -43,8 +43,9 @@ static void usage(void)
           "                  the directory diff would find (for reports that share files);\n"
           "                  /usr/src/app works, but under / or /usr itself the files in\n"
           "                  /usr and /lib stay where they are;\n"
-          "                  split at the first '=' after which BASE has files under BASE_DIR,\n"
-          "                  with a warning and no effect when there is none\n"
+          "                  split at the first '=' that leaves files of BASE under BASE_DIR\n"
+          "                  and files of NEW under NEW_DIR, with a warning and no effect\n"
+          "                  when none does\n"
           "  -h, --help      show this help\n"
           "\n"
           "Exit status: 0 when NEW has no leaks at new call sites, 1 when it has, 2 when a\n"
@@ -393,31 +394,62 @@ static int moves_a_file(const report_path_map *map, const char **files, size_t c
     return 0;
 }
 
+/* Whether one of `files` (sorted, absolute) is under `dir` (ending in '/'). */
+static int holds_a_file(const char *dir, const char **files, size_t count)
+{
+    size_t i = first_not_before(files, count, &dir, compare_strings);
+    return i < count && !strncmp(files[i], dir, strlen(dir));
+}
+
+/* What parse_source_root found of --source-root's value. */
+typedef enum source_root_split {
+    SOURCE_ROOT_TAKEN,
+    SOURCE_ROOT_NO_BASE_FILE, /* no split leaves a BASE_DIR that moves a file of BASE */
+    SOURCE_ROOT_NO_NEW_FILE,  /* some do, but NEW has no file under their NEW_DIR */
+    SOURCE_ROOT_NEW_RELATIVE, /* ... as their NEW_DIR is relative */
+} source_root_split;
+
 /* --source-root BASE_DIR=NEW_DIR. Either directory may hold a '=' (CI
  * paths such as Jenkins' matrix axes "label=linux" do), so the value is
  * split at the first '=' that leaves a BASE_DIR holding a file of BASE
  * that it moves (report_path_map: any absolute file, but only movable
- * ones under "/" or a system directory itself). Returns 0 when none does:
- * the option would move nothing, and a silent no-op reads as a list of
- * false "new" sites. */
-static int parse_source_root(const char *value, const report_file *base, report_path_map *out)
+ * ones under "/" or a system directory itself) and an absolute NEW_DIR
+ * holding a file of NEW (when NEW has any). Where none does the option would move nothing, or move
+ * BASE's files where NEW has none (a typo, a relative NEW_DIR: report
+ * files are absolute), and either reads as a list of false "new" sites. */
+static source_root_split parse_source_root(const char *value, const report_file *base, const report_file *new_report,
+                                           report_path_map *out, char **rejected_new_dir)
 {
-    size_t base_count;
+    *rejected_new_dir = NULL;
+    size_t base_count, new_count;
     const char **base_files = source_files(base, 1, &base_count);
-    int found = 0;
-    for (const char *equals = next_split(value, value); equals && !found; equals = next_split(value, equals + 1)) {
+    const char **new_files = source_files(new_report, 1, &new_count);
+    source_root_split found = SOURCE_ROOT_NO_BASE_FILE;
+    for (const char *equals = next_split(value, value); equals && found != SOURCE_ROOT_TAKEN;
+         equals = next_split(value, equals + 1)) {
         char *from = directory_of(value, (size_t)(equals - value));
         report_path_map candidate = {from, NULL, 1};
-        found = moves_a_file(&candidate, base_files, base_count);
-        if (found) {
-            out->from = from;
-            out->to = directory_of(equals + 1, strlen(equals + 1));
-            out->named = 1;
-        } else {
+        if (!moves_a_file(&candidate, base_files, base_count)) {
             free(from);
+            continue;
         }
+        char *to = directory_of(equals + 1, strlen(equals + 1));
+        /* A NEW without files (no leak site left) has none to check, and
+         * no key of it that the map could change. */
+        if (to[0] != '/' || (new_count && !holds_a_file(to, new_files, new_count))) {
+            found = to[0] == '/' ? SOURCE_ROOT_NO_NEW_FILE : SOURCE_ROOT_NEW_RELATIVE;
+            free(from);
+            free(*rejected_new_dir);
+            *rejected_new_dir = to;
+            continue;
+        }
+        out->from = from;
+        out->to = to;
+        out->named = 1;
+        found = SOURCE_ROOT_TAKEN;
     }
     free(base_files);
+    free(new_files);
     return found;
 }
 
@@ -454,10 +486,21 @@ int cli_diff(int argc, char **argv)
     if (base.leaks_unknown || new_report.leaks_unknown)
         cli_fail("cannot compare %s: its leaks are not known", base.leaks_unknown ? paths[0] : paths[1]);
     report_path_map path_map = {NULL, NULL, 0};
-    int path_moved = source_root && parse_source_root(source_root, &base, &path_map);
-    if (source_root && !path_moved)
+    char *rejected_new_dir = NULL;
+    source_root_split split = source_root ? parse_source_root(source_root, &base, &new_report, &path_map,
+                                                              &rejected_new_dir)
+                                          : SOURCE_ROOT_NO_BASE_FILE;
+    int path_moved = source_root && split == SOURCE_ROOT_TAKEN;
+    if (source_root && split == SOURCE_ROOT_NO_BASE_FILE)
         cli_warn("warning: --source-root %s: no source file of %s is under its BASE_DIR (under / or /usr itself: "
                  "none outside /usr and /lib); comparing as without the option", source_root, paths[0]);
+    else if (source_root && split == SOURCE_ROOT_NO_NEW_FILE)
+        cli_warn("warning: --source-root %s: no source file of %s is under its NEW_DIR %s; comparing as without "
+                 "the option", source_root, paths[1], rejected_new_dir);
+    else if (source_root && split == SOURCE_ROOT_NEW_RELATIVE)
+        cli_warn("warning: --source-root %s: its NEW_DIR %s is relative, where the files of %s are absolute; "
+                 "comparing as without the option", source_root, rejected_new_dir, paths[1]);
+    free(rejected_new_dir);
     if (!path_moved)
         path_moved = infer_path_map(&base, &new_report, &path_map);
     size_t base_count, new_count;

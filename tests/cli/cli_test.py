@@ -337,6 +337,25 @@ def check_diff_moved_sources(base, json_file):
     result = livetrack("diff", json_file, moved, "--source-root", "/nowhere=/x", expect=0)
     check("warning: --source-root" in result.stderr and "compared as under /builds/runner/7/ in" in result.stdout,
           "diff --source-root that matches nothing, inferred:\n%s%s" % (result.stdout, result.stderr))
+    # so is a NEW_DIR under which NEW has no file: a typo, or a relative name (the files are absolute)
+    for root, why in (("/home/dev/app=/builds/runner/7/ap", "no source file of %s is under its NEW_DIR "
+                       "/builds/runner/7/ap/" % sdk_new),
+                      ("/home/dev/app=builds/runner/7/app", "its NEW_DIR builds/runner/7/app/ is relative")):
+        result = livetrack("diff", sdk_old, sdk_new, "--source-root", root, expect=1)
+        lines = result.stderr.strip().splitlines()
+        check(len(lines) == 1 and ("warning: --source-root %s: " % root) + why in lines[0] and
+              "compared as under" not in result.stdout, "diff --source-root %s: %r" % (root, result.stderr))
+        result = livetrack("diff", json_file, moved, "--source-root", root, expect=0)
+        check("warning: --source-root" in result.stderr and "compared as under /builds/runner/7/ in" in result.stdout,
+              "diff --source-root %s, inferred:\n%s%s" % (root, result.stdout, result.stderr))
+
+    # a NEW without leak sites has no file to check the NEW_DIR against: no warning
+    def no_leaks(document):
+        document["sites"], document["summary"]["leaked_objects"] = [], 0
+    clean = moved_report(json_file, "", "", "clean.json", no_leaks)
+    result = livetrack("diff", sdk_old, clean, "--source-root", "/home/dev/app=/builds/runner/7/app", expect=0)
+    check(not result.stderr and "compared as under /builds/runner/7/app/ in" in result.stdout,
+          "diff --source-root with a NEW without leaks:\n%s%s" % (result.stdout, result.stderr))
     # Directories with '=' in their names (Jenkins' matrix axes "label=linux"),
     # on either side: split where BASE_DIR is a directory of BASE's files.
     for old_dir, new_dir in (("/ws/label=a/app/", "/ws/c/app/"), ("/ws/a/app/", "/ws/label=c/app/"),
