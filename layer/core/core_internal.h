@@ -179,6 +179,11 @@ typedef struct lt_std_stream_at_load {
     dev_t dev;
     ino_t ino;
     int known;
+    /* Where the descriptor led (readlink of /proc/self/fd/N), for a
+     * regular file; "" for anything else or when /proc could not say. Once
+     * the program has closed the descriptor, /dev/stdout and the like no
+     * longer lead there: this path still does. */
+    char path[4096];
 } lt_std_stream_at_load;
 extern lt_std_stream_at_load lt_std_streams_at_load[2]; /* stdout, stderr */
 
@@ -188,21 +193,35 @@ extern lt_std_stream_at_load lt_std_streams_at_load[2]; /* stdout, stderr */
  * erase what the program wrote there, so such a file is written as
  * lt_open_std_stream says; the file they wrote to when livetrack was
  * loaded, and any other that is not a regular file (a terminal, a FIFO,
- * /dev/null: nothing to empty), is appended to. Only a new or regular
- * file of its own is emptied. */
+ * /dev/null: nothing to empty), is appended to. So is that file when the
+ * path is /dev/stdout or another of those names and the program has
+ * closed the descriptor since (gnulib's close_stdout at exit): the name
+ * leads nowhere then, and the file is opened by the path recorded at
+ * load (regular files only: a pipe or terminal has none that reopens it
+ * reliably). Only a new or regular file of its own is emptied. */
 typedef enum lt_output_kind {
     LT_OUTPUT_OWN_FILE,   /* absent, or a regular file: emptied */
     LT_OUTPUT_DEVICE,     /* exists and is not a regular file, or was stdout or stderr at load: appended to */
     LT_OUTPUT_STD_STREAM, /* the file the program's stdout or stderr writes to: lt_open_std_stream */
+    /* /dev/stdout or the like of a descriptor closed since, which led to
+     * a regular file at load: appended to, lt_open_std_stream_at_load */
+    LT_OUTPUT_STD_STREAM_AT_LOAD,
 } lt_output_kind;
 /* `std_fd` is set to that descriptor, 1 or 2, for LT_OUTPUT_STD_STREAM
- * (1 when both are the file), else to -1. Only system calls. */
+ * (1 when both are the file) and LT_OUTPUT_STD_STREAM_AT_LOAD (the one
+ * the path names), else to -1. Only system calls. */
 lt_output_kind lt_output_kind_of(const char *path, int *std_fd);
 /* The descriptor (livetrack's own, close-on-exec, never 0, 1 or 2) to
  * write the program's stdout or stderr `std_fd`, named by `path`, through,
  * so that it lands where the program's output has got to; -1, errno set,
  * on failure. Write it with lt_write_fully. Only system calls. */
 int lt_open_std_stream(const char *path, int std_fd);
+/* The descriptor (livetrack's own, close-on-exec, never 0, 1 or 2,
+ * O_APPEND) of the regular file the program's `std_fd`, 1 or 2, wrote to
+ * when livetrack was loaded, opened by the path recorded then; -1, errno
+ * set, when it cannot be opened or is no longer that file. Only system
+ * calls. */
+int lt_open_std_stream_at_load(int std_fd);
 /* write() all of `data`: EINTR retried, and on a descriptor the program
  * made non-blocking (a full pipe or socket) it waits for room, up to 10 s
  * each time nothing could be written. Returns the bytes written; fewer

@@ -91,7 +91,9 @@ static report_file open_output(const char *pattern, const char *what, int fall_b
         int std_fd;
         lt_output_kind kind = lt_output_kind_of(out.path, &std_fd);
         struct stat report_file;
-        if (kind == LT_OUTPUT_STD_STREAM && stat(out.path, &report_file) == 0) {
+        /* fstat: /dev/stdout leads nowhere once stdout is closed, and
+         * with `>out 2>&1` stderr's buffered output still goes first */
+        if (kind == LT_OUTPUT_STD_STREAM && fstat(std_fd, &report_file) == 0) {
             flush_program_stream(stdout, STDOUT_FILENO, &report_file);
             flush_program_stream(stderr, STDERR_FILENO, &report_file);
         }

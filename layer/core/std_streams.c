@@ -2,8 +2,9 @@
  * The program's stdout and stderr as places for livetrack's reports and
  * timeline (LIVETRACK_OUTPUT=/dev/stderr, LIVETRACK_CSV=/dev/stdout, or
  * the file a shell redirected them to): never emptied, written where the
- * program's own output has got to, and never failing on a descriptor the
- * program made non-blocking. Only system calls here, but for fopencookie:
+ * program's own output has got to, still found once the program has
+ * closed the descriptor /dev/stdout leads through, and never failing on a
+ * descriptor the program made non-blocking. Only system calls here, but for fopencookie:
  * the crash report uses them.
  */
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,32 +22,85 @@ lt_std_stream_at_load lt_std_streams_at_load[2];
 
 /* Before the program runs: it may close its stdout at exit (gnulib's
  * close_stdout, in an atexit handler, closes descriptor 1), or point the
- * variable at a FILE of its own. */
+ * variable at a FILE of its own. Where a regular file's descriptor led is
+ * read into static storage: nothing is allocated this early. */
 __attribute__((constructor)) static void note_std_streams(void)
 {
+    static const char *const links[2] = {"/proc/self/fd/1", "/proc/self/fd/2"};
     lt_std_streams_at_load[0].stream = stdout;
     lt_std_streams_at_load[1].stream = stderr;
     for (int i = 0; i < 2; i++) {
+        lt_std_stream_at_load *was = &lt_std_streams_at_load[i];
         struct stat file;
-        if (fstat(STDOUT_FILENO + i, &file) == 0) {
-            lt_std_streams_at_load[i].dev = file.st_dev;
-            lt_std_streams_at_load[i].ino = file.st_ino;
-            lt_std_streams_at_load[i].known = 1;
-        }
+        if (fstat(STDOUT_FILENO + i, &file) != 0)
+            continue;
+        was->dev = file.st_dev;
+        was->ino = file.st_ino;
+        was->known = 1;
+        if (!S_ISREG(file.st_mode))
+            continue;
+        ssize_t length = readlink(links[i], was->path, sizeof was->path - 1);
+        /* A truncated or non-absolute one ("/x (deleted)" is checked by
+         * its inode when it is used) would lead elsewhere */
+        int whole = length > 0 && (size_t)length < sizeof was->path - 1 && was->path[0] == '/';
+        was->path[whole ? length : 0] = '\0';
     }
+}
+
+/* Which of the program's descriptors, 1 or 2, `path` names by a name that
+ * leads through the descriptor (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N with this
+ * process's PID); 0 for any other path. */
+static int std_stream_alias(const char *path)
+{
+    if (!strcmp(path, "/dev/stdout"))
+        return 1;
+    if (!strcmp(path, "/dev/stderr"))
+        return 2;
+    static const char *const fd_directories[] = {"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"};
+    const char *number = NULL;
+    for (size_t i = 0; i < sizeof fd_directories / sizeof fd_directories[0] && !number; i++) {
+        size_t length = strlen(fd_directories[i]);
+        if (!strncmp(path, fd_directories[i], length))
+            number = path + length;
+    }
+    if (!number && !strncmp(path, "/proc/", 6)) {
+        long pid = 0;
+        const char *digit = path + 6;
+        for (; *digit >= '0' && *digit <= '9' && pid < 1L << 40; digit++)
+            pid = pid * 10 + (*digit - '0');
+        if (digit > path + 6 && pid == (long)getpid() && !strncmp(digit, "/fd/", 4))
+            number = digit + 4;
+    }
+    return number && (number[0] == '1' || number[0] == '2') && !number[1] ? number[0] - '0' : 0;
 }
 
 lt_output_kind lt_output_kind_of(const char *path, int *std_fd)
 {
     struct stat target, stream;
     *std_fd = -1;
-    if (stat(path, &target) != 0)
-        return LT_OUTPUT_OWN_FILE;
+    int closed_alias = 0;
+    if (stat(path, &target) != 0) {
+        /* /dev/stdout or the like of a descriptor the program has closed
+         * since: the regular file it led to at load, if still there */
+        closed_alias = std_stream_alias(path);
+        const lt_std_stream_at_load *was = closed_alias ? &lt_std_streams_at_load[closed_alias - 1] : NULL;
+        if (!was || !was->known || !was->path[0] || stat(was->path, &target) != 0 || target.st_dev != was->dev ||
+            target.st_ino != was->ino)
+            return LT_OUTPUT_OWN_FILE;
+    }
+    /* With `>out 2>&1`, /dev/stdout closed still leads to stderr's file:
+     * written through stderr's descriptor, at its offset, so that what the
+     * program writes to stderr later does not land on the report. */
     for (int fd = 1; fd <= 2; fd++) { /* stdout, stderr */
         if (fstat(fd, &stream) == 0 && stream.st_dev == target.st_dev && stream.st_ino == target.st_ino) {
             *std_fd = fd;
             return LT_OUTPUT_STD_STREAM;
         }
+    }
+    if (closed_alias) {
+        *std_fd = closed_alias;
+        return LT_OUTPUT_STD_STREAM_AT_LOAD;
     }
     /* The program's output file, whose descriptor it has closed since (or
      * moved): nothing to duplicate, but never to empty. */
@@ -93,6 +148,29 @@ int lt_open_std_stream(const char *path, int std_fd)
     return own_duplicate(std_fd);
 }
 
+int lt_open_std_stream_at_load(int std_fd)
+{
+    const lt_std_stream_at_load *was = &lt_std_streams_at_load[std_fd - 1];
+    /* Descriptor 1 is the closed one: never to be livetrack's file */
+    lt_std_fds_held std_fds;
+    lt_std_fds_hold(&std_fds);
+    int fd = open(was->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+    lt_std_fds_release(&std_fds); /* errno kept */
+    if (fd >= 0 && fd <= 2) { /* nothing held (no memfd_create) */
+        int moved = own_duplicate(fd);
+        close(fd);
+        fd = moved;
+    }
+    struct stat opened;
+    if (fd >= 0 && (fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode) || opened.st_dev != was->dev ||
+                    opened.st_ino != was->ino)) {
+        close(fd); /* replaced since it was looked at: not the program's file */
+        errno = ENOENT;
+        return -1;
+    }
+    return fd;
+}
+
 /* How long lt_write_fully waits for a full pipe or socket to take more */
 #define WRITE_WAIT_MS 10000
 
@@ -137,6 +215,16 @@ static int close_std_stream(void *cookie) { return close((int)(intptr_t)cookie);
 
 FILE *lt_open_report_file(const char *path, lt_output_kind kind, int std_fd)
 {
+    if (kind == LT_OUTPUT_STD_STREAM_AT_LOAD) {
+        int fd = lt_open_std_stream_at_load(std_fd);
+        FILE *file = fd >= 0 ? fdopen(fd, "a") : NULL;
+        if (fd >= 0 && !file) {
+            int error = errno;
+            close(fd);
+            errno = error;
+        }
+        return file;
+    }
     if (kind != LT_OUTPUT_STD_STREAM)
         return fopen(path, kind == LT_OUTPUT_OWN_FILE ? "w" : "a");
     /* Not fdopen(): its writes would fail on a duplicate the program made

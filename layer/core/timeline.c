@@ -196,6 +196,8 @@ static int open_csv(void)
     int fd;
     if (kind == LT_OUTPUT_STD_STREAM) {
         fd = lt_open_std_stream(path, std_fd); /* never 0-2 */
+    } else if (kind == LT_OUTPUT_STD_STREAM_AT_LOAD) {
+        fd = lt_open_std_stream_at_load(std_fd); /* /dev/stdout, stdout closed since: its file, never emptied */
     } else {
         lt_std_fds_held std_fds;
         lt_std_fds_hold(&std_fds); /* kept open: never as the program's closed stdout */

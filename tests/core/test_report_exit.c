@@ -18,7 +18,10 @@
  *     stdout a pipe whose reader has gone, it still dies of SIGPIPE; the
  *     program's output after them (a timeline's rows are written while it
  *     runs, a report before a stream another thread holds is flushed)
- *     comes after them, not over them;
+ *     comes after them, not over them; a program that closed stdout
+ *     (at exit, or before its first object) still gets them in the file
+ *     stdout wrote to, named as that file, /dev/stdout, /dev/fd/1 or
+ *     /proc/self/fd/1;
  *   - a program that sets a locale with a decimal comma still gets
  *     numbers with a '.' in its timeline (else one column too many) and
  *     text report: the locale is built here with localedef (libc-bin)
@@ -182,7 +185,7 @@ static void set_process_title(const char *title)
 /* Child: "child LEAKS STATUS [atexit|idle|misuse|leaks-misuse|locale|title|
  * std-files OUT ERR|stdin-reader OUT ERR|broken-stdout ERR default|ignore|
  * interleaved OUT ERR|stdout-held OUT ERR|stderr-held OUT ERR|
- * nonblocking-stdout OUT ERR|closes-stdout]".
+ * nonblocking-stdout OUT ERR|closes-stdout|closes-stdout-early]".
  * Prints its pid and the leak's line, buffered (stdout is a pipe), so a
  * lost flush shows. "idle" records nothing (a
  * shell in a tree livetrack run armed), "misuse" only a misused call,
@@ -202,7 +205,8 @@ static void set_process_title(const char *title)
  * stderr (SIGALRM ends it after 20 s if its exit hangs).
  * "nonblocking-stdout" sends stderr to ERR and stdout to a non-blocking
  * pipe that a reader starts copying into OUT only once it is full.
- * "closes-stdout" closes stdout in an atexit handler. */
+ * "closes-stdout" closes stdout in an atexit handler; "closes-stdout-early"
+ * writes a line to stdout and closes descriptor 1 before its first object. */
 static int child(int argc, char **argv)
 {
     const char *mode = argc > 4 ? argv[4] : "";
@@ -218,6 +222,9 @@ static int child(int argc, char **argv)
         alarm(20);
     if (!strcmp(mode, "closes-stdout"))
         atexit(close_stdout_at_exit);
+    if (!strcmp(mode, "closes-stdout-early") &&
+        (printf("child output before any object\n") < 0 || fflush(stdout) != 0 || close(STDOUT_FILENO) != 0))
+        exit(125);
     if (!strcmp(mode, "stdin-reader")) {
         alarm(20);
         start_stdin_reader();
@@ -998,23 +1005,77 @@ static void test_std_streams_nonblocking_pipe(void)
  * at exit (fclose in an atexit handler, as gnulib's close_stdout does):
  * descriptor 1 is closed when the report is written, and the file is
  * still the program's, not to be emptied (it was: "w" erased the
- * program's output). */
+ * program's output). Named /dev/stdout, /dev/fd/1, /proc/self/fd/1 or
+ * /proc/%p/fd/1, which lead nowhere once descriptor 1 is closed, the
+ * text report and the JSON still go to that file (the text went to
+ * stderr, the JSON nowhere: "No such file or directory"); with `2>&1`
+ * too, written at stderr's offset. */
 static void test_std_streams_closed_at_exit(void)
 {
-    std_run run;
-    std_run_init(&run, "closed");
-    char output_setting[320];
-    snprintf(output_setting, sizeof output_setting, "LIVETRACK_OUTPUT=%s", run.out_path);
-    /* redirected by a shell, before livetrack is loaded */
-    char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child 1 0 closes-stdout >\"$1\" 2>\"$2\"", (char *)rt_self(),
-                    run.out_path, run.err_path, NULL};
-    const char *const set[] = {output_setting, NULL};
-    std_run_argv(&run, argv, set, NULL);
-    CHECK_EQ_INT(run.child.status, 0);
-    CHECK(run.out && !strncmp(run.out, "child line ", 11));
-    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-    CHECK(run.out && rt_count_lines(run.out, total) == 1);
-    std_run_end(&run, "a report on the file of a stdout closed at exit");
+    static const char *const spellings[] = {NULL /* the file's own path */, "/dev/stdout", "/dev/fd/1",
+                                            "/proc/self/fd/1", "/proc/%p/fd/1"};
+    static const char *const variables[] = {"LIVETRACK_OUTPUT", "LIVETRACK_JSON"};
+    static const char *const redirections[] = {"exec \"$0\" child 1 0 closes-stdout >\"$1\" 2>\"$2\"",
+                                               "exec \"$0\" child 1 0 closes-stdout >\"$1\" 2>&1"};
+    for (size_t s = 0; s < sizeof spellings / sizeof spellings[0]; s++) {
+        for (size_t v = 0; v < 2; v++) {
+            for (size_t r = 0; r < 2; r++) {
+                std_run run;
+                std_run_init(&run, "closed");
+                char setting[320], json_path[300];
+                snprintf(setting, sizeof setting, "%s=%s", variables[v], spellings[s] ? spellings[s] : run.out_path);
+                snprintf(json_path, sizeof json_path, "%s/closed.json", dir);
+                /* redirected by a shell, before livetrack is loaded */
+                char *argv[] = {"/bin/sh", "-c", (char *)redirections[r], (char *)rt_self(), run.out_path,
+                                run.err_path, NULL};
+                const char *const set[] = {setting, v ? "LIVETRACK_EXIT_REPORT=off" : NULL, NULL};
+                std_run_argv(&run, argv, set, NULL);
+                CHECK_EQ_INT(run.child.status, 0);
+                CHECK(run.out && !strncmp(run.out, "child line ", 11));
+                const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+                if (v == 0) {
+                    CHECK(run.out && rt_count_lines(run.out, total) == 1);
+                    CHECK(!run.err || !strstr(run.err, "livetrack:"));
+                } else {
+                    const char *json = run.out ? strstr(run.out, "\n{") : NULL;
+                    CHECK(json && rt_write_file(json_path, json + 1));
+                    const char *checks[] = {"r['summary']['leaked_objects'] == 1", NULL};
+                    CHECK(json && rt_check_json(json_path, checks));
+                    CHECK(!run.err || !strstr(run.err, "cannot write"));
+                    unlink(json_path);
+                }
+                if (check_failed != run.failed_before)
+                    fprintf(stderr, "%s, %s:\n", setting, redirections[r]);
+                std_run_end(&run, "a report on the file of a stdout closed at exit");
+            }
+        }
+    }
+}
+
+/* LIVETRACK_CSV=/dev/stdout or /proc/self/fd/1, ./program >out, the
+ * program closing descriptor 1 before its first object: the timeline,
+ * opened at the first row, still goes after the program's line in out
+ * (it went nowhere: "cannot write the timeline"). */
+static void test_std_streams_timeline_after_close(void)
+{
+    static const char *const spellings[] = {"LIVETRACK_CSV=/dev/stdout", "LIVETRACK_CSV=/proc/self/fd/1"};
+    for (size_t s = 0; s < 2; s++) {
+        std_run run;
+        std_run_init(&run, "early");
+        char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child 1 0 closes-stdout-early >\"$1\" 2>\"$2\"",
+                        (char *)rt_self(), run.out_path, run.err_path, NULL};
+        const char *const set[] = {spellings[s], "LIVETRACK_EXIT_REPORT=off", NULL};
+        std_run_argv(&run, argv, set, NULL);
+        CHECK_EQ_INT(run.child.status, 0);
+        const char *out = run.out;
+        CHECK(out && !strncmp(out, "child output before any object\nseq,time_ms,event,", 49));
+        /* one leak, then 0x9000 created and released */
+        CHECK(out && rt_count(out, ",create,") == 2 && rt_count(out, ",release,") == 1);
+        CHECK(!run.err || !strstr(run.err, "livetrack:"));
+        if (check_failed != run.failed_before)
+            fprintf(stderr, "%s:\n", spellings[s]);
+        std_run_end(&run, "a timeline on the file of a stdout closed before it");
+    }
 }
 
 int main(int argc, char **argv)
@@ -1035,6 +1096,7 @@ int main(int argc, char **argv)
     test_std_streams_report_then_late_flush();
     test_std_streams_nonblocking_pipe();
     test_std_streams_closed_at_exit();
+    test_std_streams_timeline_after_close();
     if (!check_failed)
         rmdir(dir);
     return check_summary("test_report_exit");

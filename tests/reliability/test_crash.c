@@ -10,7 +10,8 @@
  * LIVETRACK_CRASH_REPORT=0 leaves the signals alone, a crash while
  * other threads hammer the registry neither hangs nor loses the report,
  * and a report sent to the program's own stderr (redirected to a file)
- * keeps what the program wrote there.
+ * keeps what the program wrote there, as one sent to /dev/stdout does
+ * once the program has closed its stdout.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -108,6 +109,13 @@ static int child(int argc, char **argv)
         if (file < 0 || dup2(file, STDERR_FILENO) < 0 || write(STDERR_FILENO, line, sizeof line - 1) < 0)
             return 5;
         close(file);
+    }
+    if (argc > 3 && !strcmp(argv[3], "closed-stdout")) {
+        /* a line of the program's own, then stdout closed, as gnulib's
+         * close_stdout does (at exit, but a crash may come after it) */
+        printf("the program's own line\n");
+        if (fclose(stdout) != 0)
+            return 5;
     }
     if (argc > 3 && !strcmp(argv[3], "kept")) {
         /* live but not leaked: released, held by a keeper */
@@ -276,6 +284,36 @@ static void run_output_on_stderr(const char *dir)
     unlink(err_path);
 }
 
+/* LIVETRACK_OUTPUT=/dev/stdout, stdout redirected to a file by a shell
+ * and closed by the program before the crash: /dev/stdout leads nowhere
+ * then, and the crash report still goes after the program's line in that
+ * file (it went to stderr: "the leak report as of the crash is below"). */
+static void run_output_on_closed_stdout(const char *dir)
+{
+    char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
+    const char *env[] = {"LIVETRACK_OUTPUT=/dev/stdout", "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_CRASH_REPORT=",
+                         "ASAN_OPTIONS=handle_segv=0:detect_leaks=0", NULL};
+    char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child segv closed-stdout >\"$1\"", (char *)rel_self(), out_path,
+                    NULL};
+    rel_run run = rel_spawn(argv, env, 30);
+    int failed_before = check_failed;
+    CHECK(rel_killed_by(&run, SIGSEGV));
+    char *text = rel_read_file(out_path);
+    CHECK(text && !strncmp(text, "the program's own line\n", 23));
+    char total[64];
+    snprintf(total, sizeof total, "livetrack: total: %d leaked objects", OBJECTS);
+    CHECK(text && strstr(text, total));
+    CHECK(rel_count(run.err, "the leak report as of the crash is in /dev/stdout") == 1);
+    if (check_failed != failed_before) {
+        fprintf(stderr, "%s:\n%s\n", out_path, text ? text : "(none)");
+        rel_dump("crash report on a closed stdout's file", &run);
+    }
+    free(text);
+    rel_run_free(&run);
+    unlink(out_path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 2 && !strcmp(argv[1], "child"))
@@ -291,6 +329,7 @@ int main(int argc, char **argv)
         run_scenario(dir, &scenarios[i]);
     run_kept_only(dir);
     run_output_on_stderr(dir);
+    run_output_on_closed_stdout(dir);
     if (!check_failed)
         rel_rmdir(dir);
     return check_summary("reliability.crash");
