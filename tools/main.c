@@ -44,7 +44,7 @@ static void usage(FILE *out)
           "  report  print a saved JSON report as text, by call site, type or API\n"
           "            livetrack report FILE.json [--by site|type|api] [--top N] [--peak]\n"
           "  diff    the leaks in NEW at call sites that BASE does not have (exit status 1 if any)\n"
-          "            livetrack diff BASE.json NEW.json [--ignore-lines]\n"
+          "            livetrack diff BASE.json NEW.json [--ignore-lines] [--source-root BASE_DIR=NEW_DIR]\n"
           "  plot    charts of a run as one self-contained HTML page, or its timeline as SVG\n"
           "            livetrack plot FILE.csv [FILE.json] -o REPORT.html|TIMELINE.svg\n"
           "  trace   a run's timeline as Chrome/Perfetto trace-event JSON\n"

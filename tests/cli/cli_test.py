@@ -217,6 +217,11 @@ def case_help():
         text = livetrack(command, "--help", expect=0).stdout
         check(text.startswith("usage: livetrack " + command), "%s --help starts with %r" % (command, text[:40]))
         check(livetrack("help", command, expect=0).stdout == text, "help %s differs from %s --help" % (command, command))
+        # the overview's synopsis names every option of the command's own usage line
+        synopsis = re.search(r"^ +(livetrack %s .*)$" % command, main_help, re.M)
+        for option in re.findall(r"--[a-z-]+", text.splitlines()[0]):
+            check(synopsis and option in synopsis.group(1),
+                  "--help's synopsis of %s lacks %s: %r" % (command, option, synopsis and synopsis.group(1)))
     check(livetrack("-h", expect=0).stdout == main_help and livetrack("help", expect=0).stdout == main_help,
           "-h / help differ from --help")
 
