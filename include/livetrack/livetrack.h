@@ -34,7 +34,7 @@ extern "C" {
 
 #define LIVETRACK_VERSION_MAJOR 0
 #define LIVETRACK_VERSION_MINOR 3
-#define LIVETRACK_VERSION_PATCH 2
+#define LIVETRACK_VERSION_PATCH 3
 
 /* The API an object belongs to. Handles are keyed by (domain, handle). */
 typedef enum livetrack_domain {
@@ -101,7 +101,13 @@ typedef struct livetrack_new_object {
 /* Record a newly created object with refs = 1 and capture its creation
  * call site (see "Call sites" below). Parents that are not live are
  * ignored. A live object with the same handle is taken to be stale (the
- * driver reused the address) and replaced.
+ * driver reused the address) and replaced: the handle names the new
+ * object from now on, and the old one loses the application's
+ * references. If children still hold the old one (a context destroyed
+ * with live buffers), it stays in snapshots and reports, released and
+ * kept alive by them (refs 0), until the last of them goes; a child's
+ * parent is then told from the new object by its creation number
+ * (livetrack_snapshot_parent_seqs).
  *
  * In the calls below `call` names the API function being tracked
  * ("clRetainEvent"); it is shown in the timeline and diagnostics and may
@@ -259,7 +265,9 @@ LIVETRACK_API livetrack_status livetrack_released_type(livetrack_domain domain, 
                                                        livetrack_type *type);
 
 /* True while the very object described (same handle and creation number)
- * is still live. */
+ * is still live and its handle names it: not for a replaced one (see
+ * livetrack_create), which a snapshot still lists while its children
+ * keep it, but whose handle names a newer object. */
 LIVETRACK_API int livetrack_still_live(const livetrack_object *object);
 
 /* livetrack_destroy of the very object described, in one step: when the
@@ -284,6 +292,16 @@ LIVETRACK_API livetrack_snapshot *livetrack_snapshot_take(livetrack_domain domai
 LIVETRACK_API size_t livetrack_snapshot_count(const livetrack_snapshot *snapshot);
 LIVETRACK_API const livetrack_object *livetrack_snapshot_at(const livetrack_snapshot *snapshot, size_t index);
 LIVETRACK_API void livetrack_snapshot_free(livetrack_snapshot *snapshot);
+
+/* The creation numbers (seq) of the objects the snapshot's object at
+ * `index` holds as its parents, in the order of its `parents`, 0 where it
+ * has none. A parent's handle may name two objects of one snapshot: a
+ * parent the program released while its children kept it alive, whose
+ * handle the driver then gave to a new object (see livetrack_create), and
+ * that new object; the creation number tells which one this object holds.
+ * LIVETRACK_BAD_ARGUMENT for a NULL argument or an index past the end. */
+LIVETRACK_API livetrack_status livetrack_snapshot_parent_seqs(const livetrack_snapshot *snapshot, size_t index,
+                                                              uint64_t out[2]);
 
 /* ---- scoped checks ----------------------------------------------------
  * mark = livetrack_mark(); run code; then livetrack_snapshot_since(mark)

@@ -152,7 +152,7 @@ static inline void link_between(lt_shard *shard, uint64_t hash, lt_node *node, l
         older->newer = node;
     else
         shard->oldest = node;
-    node->linked = 1;
+    node->linked = LT_LINKED;
     /* Atomic stores (plain moves on x86): the counters are read without
      * the lock by snapshots and the peak and timeline totals. */
     __atomic_store_n(&shard->live, shard->live + 1, __ATOMIC_RELAXED);
@@ -195,9 +195,9 @@ static inline lt_counted_change death_of(const lt_node *node)
     return (lt_counted_change){node->domain, node->type, node->bytes};
 }
 
-/* Inlined into drop_refs, where a release's death happens; the rare
- * callers (free_dead, forget_stale) share the out-of-line copy below. */
-static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *shard, uint64_t hash, lt_node *node)
+/* Take a linked node out of its bucket: its handle names nothing now, or
+ * (forget_stale) the new object about to be linked there. */
+static inline __attribute__((always_inline)) void unbucket_node(lt_shard *shard, uint64_t hash, lt_node *node)
 {
     for (lt_node **link = bucket_of(shard, hash); *link; link = &(*link)->chain) {
         if (*link == node) {
@@ -205,6 +205,13 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
             break;
         }
     }
+}
+
+/* The rest of an unlink, for a node out of its bucket (or never in one
+ * again: a replaced node): out of the age list and the live counts, into
+ * the graveyard. */
+static inline __attribute__((always_inline)) void unlink_from_age_list(lt_shard *shard, lt_node *node)
+{
     if (node->newer)
         node->newer->older = node->older;
     else
@@ -213,7 +220,7 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
         node->older->newer = node->newer;
     else
         shard->oldest = node->newer;
-    node->linked = 0;
+    node->linked = LT_UNLINKED;
     __atomic_store_n(&shard->live, shard->live - 1, __ATOMIC_RELAXED);
     __atomic_store_n(&shard->live_bytes, shard->live_bytes - node->bytes, __ATOMIC_RELAXED);
     lt_released *grave = &shard->graveyard[shard->graveyard_next % LT_GRAVEYARD];
@@ -228,11 +235,30 @@ static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *s
     memcpy(grave, (const char *)node + offsetof(lt_node, domain), sizeof *grave);
 }
 
-static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node) { unlink_node_inline(shard, hash, node); }
+/* Inlined into drop_refs, where a release's death happens, for a node it
+ * found in its bucket; the rare callers (free_dead, forget_stale) share
+ * the out-of-line unlink_node below. */
+static inline __attribute__((always_inline)) void unlink_node_inline(lt_shard *shard, uint64_t hash, lt_node *node)
+{
+    unbucket_node(shard, hash, node);
+    unlink_from_age_list(shard, node);
+}
+
+/* Unlink a linked or replaced node (a replaced one left its bucket when
+ * its handle was given to a newer object). */
+static void unlink_node(lt_shard *shard, uint64_t hash, lt_node *node)
+{
+    if (node->linked == LT_LINKED)
+        unbucket_node(shard, hash, node);
+    unlink_from_age_list(shard, node);
+}
 
 static int valid_domain(unsigned domain) { return domain > LIVETRACK_DOMAIN_ANY && domain < LIVETRACK_DOMAIN_COUNT; }
 
-/* The most recent release of (domain, handle) still remembered. */
+/* The release of the newest object at (domain, handle) still remembered:
+ * the one made last (highest creation number), not the one that died
+ * last. They differ when a replaced object (its handle given to a newer
+ * one while children held it) died after that newer one. */
 static int lt_find_released(unsigned domain, uint64_t handle, lt_released *out)
 {
     uint64_t hash = lt_hash(domain, handle);
@@ -241,9 +267,9 @@ static int lt_find_released(unsigned domain, uint64_t handle, lt_released *out)
     lt_spin_lock(&shard->lock);
     uint32_t end = shard->graveyard_next;
     uint32_t kept = end < LT_GRAVEYARD ? end : LT_GRAVEYARD;
-    for (uint32_t i = 1; i <= kept && !found; i++) { /* newest first */
+    for (uint32_t i = 1; i <= kept; i++) { /* newest first: a tie keeps the latest death */
         const lt_released *grave = &shard->graveyard[(end - i) % LT_GRAVEYARD];
-        if (grave->handle == handle && grave->domain == domain) {
+        if (grave->handle == handle && grave->domain == domain && (!found || grave->seq > out->seq)) {
             *out = *grave;
             found = 1;
         }
@@ -418,9 +444,10 @@ static inline int shows_remembered(uint64_t counts, const remembered_object *obj
  * the incarnation, and it succeeds only on a value that shows the
  * remembered incarnation with holds. All changes of one atomic object are
  * totally ordered, so at that point in the word's order the node was that
- * object, linked and not dying (a death drops the holds to 0, a reuse or a
- * replacement moves the incarnation, and neither comes back while the
- * word keeps its value), and the +1 now keeps it so. A node recycled or
+ * object, the one its handle names (LT_LINKED) and not dying (a death
+ * drops the holds to 0, a reuse or a replacement moves the incarnation,
+ * and neither comes back while the word keeps its value), and the +1 now
+ * keeps it so. A node recycled or
  * replaced since the cache remembered it fails the compare, and no hold,
  * not even a passing one, lands on another object. (Only an exact return
  * of the word, 2^32 incarnations of this node between the load and the
@@ -548,17 +575,23 @@ void livetrack_let_go(livetrack_keeper *keeper) { livetrack_let_go_in(keeper, NU
 
 /* ---- public operations ------------------------------------------------- */
 
-/* The driver handed out an address we still think is live: our model of
- * it was wrong (an object freed behind the API's back). Forget the
- * application's references; children that still hold the old node keep it
- * (unlinked) until they go. Returns 1 when the node was freed here (its
- * parents, in dead_parents, then lose its holds). Caller holds the lock.
- * Out of line: rare, and it would cost every create its registers. */
+/* The driver handed out an address we still think is live: the program
+ * released the object while children kept it alive (a context destroyed
+ * with live buffers), or our model of it was wrong (an object freed
+ * behind the API's back). Forget the application's references and take
+ * the node out of its bucket, so that the handle names the new object.
+ * Children that still hold the old node keep it (LT_REPLACED): in the age
+ * list and the live counts, so snapshots and reports show it as released
+ * but kept alive, until its last holder goes and free_dead unlinks it;
+ * its death is counted then. Otherwise it is unlinked now and *death says
+ * so; returns 1 when the node was freed here (its parents, in
+ * dead_parents, then lose its holds), 0 when it is kept or was dying
+ * already (its freer gives it back). Caller holds the lock. Out of line:
+ * rare, and it would cost every create its registers. */
 static __attribute__((noinline)) int forget_stale(lt_shard *shard, uint64_t hash, lt_node *stale,
                                                   lt_counted_change *death, lt_node *dead_parents[2])
 {
-    unlink_node(shard, hash, stale);
-    *death = death_of(stale);
+    *death = (lt_counted_change){0};
     /* The references end, and with them their hold; and the node is
      * another incarnation, so that the per-thread caches that remember the
      * object fail to hold or find it (the children's holds are counted
@@ -569,8 +602,20 @@ static __attribute__((noinline)) int forget_stale(lt_shard *shard, uint64_t hash
         atomic_fetch_add_explicit(&stale->counts, LT_INCARNATION_ONE - refs_hold, memory_order_acq_rel) +
         LT_INCARNATION_ONE - refs_hold;
     lt_stat_replaced();
-    if (!refs_hold || LT_HOLDS(after) != 0)
+    if (LT_HOLDS(after) != 0) {
+        /* Its holders drop their holds without this lock: the last one
+         * may go right after the add above, and its free_dead then waits
+         * for this lock and finds the node replaced. No lookup finds it
+         * from here on (it is in no bucket), so no cache learns its new
+         * incarnation, and no hold but its holders' own reaches it. */
+        unbucket_node(shard, hash, stale);
+        stale->linked = LT_REPLACED;
         return 0;
+    }
+    unlink_node(shard, hash, stale);
+    *death = death_of(stale);
+    if (!refs_hold)
+        return 0; /* dying already (its last holder went): its freer finds it unlinked */
     dead_parents[0] = stale->parents[0];
     dead_parents[1] = stale->parents[1];
     give_node(shard, stale);
@@ -670,12 +715,13 @@ static inline __attribute__((always_inline)) livetrack_status insert_object(cons
     lt_spin_unlock(&shard->lock);
 
     if (__builtin_expect(stale_found, 0))
-        note_death(&stale_death);
+        note_death(&stale_death); /* nothing when children keep it */
     note_birth(&(lt_counted_change){(uint8_t)domain, (uint8_t)object->type, object->bytes});
     /* The object this handle named before ended unseen (its driver gave
      * the handle out again): its row comes before the new one's, and
-     * before those of parents it held alone. */
-    if (__builtin_expect(stale_found, 0) && lt_timeline_on)
+     * before those of parents it held alone. One its children keep gets
+     * its row when the last of them goes. */
+    if (__builtin_expect(stale_found, 0) && stale_death.domain && lt_timeline_on)
         lt_timeline_event(LT_EVENT_FREED, object->call, stale_death.domain, stale_death.type, object->handle,
                           stale_death.bytes);
     if (__builtin_expect(stale_found, 0) && stale_dead) {
@@ -1050,7 +1096,11 @@ livetrack_status livetrack_destroy_object(const livetrack_object *object, const 
 
 void lt_describe_node(const lt_node *node, livetrack_object *out)
 {
-    uint64_t counts = atomic_load_explicit(&node->counts, memory_order_acquire);
+    lt_describe_node_as(node, atomic_load_explicit(&node->counts, memory_order_acquire), out);
+}
+
+void lt_describe_node_as(const lt_node *node, uint64_t counts, livetrack_object *out)
+{
     out->domain = (livetrack_domain)node->domain;
     out->type = node->type;
     out->type_name = livetrack_type_name(out->domain, node->type);

@@ -28,9 +28,26 @@
  * The incarnation changes, only under the shard lock, whenever the node
  * stops being the live object of its handle while something may still
  * name it: when a create or restore takes it for a new object, and when a
- * stale object is unlinked while children keep it (forget_stale). So the
- * word read with a given incarnation and holds not 0 means: this very
- * object, live and linked.
+ * create forgets the stale object at its handle (forget_stale), which
+ * children may keep (below). So the word read with a given incarnation
+ * and holds not 0 means: this very object, live and the one its handle
+ * names (LT_LINKED).
+ *
+ * A node is LT_LINKED (in its bucket and its shard's age list),
+ * LT_UNLINKED (free, or dying and already taken out), or LT_REPLACED: the
+ * driver gave its handle to a new object while children still held it
+ * (a context destroyed with live buffers, its address handed out again).
+ * A replaced node left its bucket, so the handle names the new object
+ * alone, but stays in the age list and in the shard's live count until
+ * its last holder goes: snapshots, reports and the peak see it as what it
+ * is, an object the program released that its children keep alive. Its
+ * replacement moved its incarnation, so the caches that knew it as its
+ * handle's object fail on it; no lookup finds it again (it is in no
+ * bucket), so no cache learns the new incarnation; and a cache that knows
+ * its successor names the successor's own node (taken before the
+ * replacement, while this one was still in use). So no cached hold lands
+ * on a replaced node, and one meant for either object never lands on the
+ * other.
  *
  * Each thread caches the last parent it looked up (node, creation number
  * and incarnation). Nodes are recycled, never freed, so a stale pointer is
@@ -78,6 +95,13 @@
 #define LT_INCARNATION_ONE ((uint64_t)1 << 32)
 #define LT_HOLDS(counts) ((uint32_t)(counts))
 
+/* Where a node is: see the locking notes above. */
+typedef enum lt_link_state {
+    LT_UNLINKED = 0, /* on the free list, or dying and taken out already */
+    LT_LINKED = 1,   /* in its bucket and in the age list: the object its handle names */
+    LT_REPLACED = 2  /* in the age list only: its handle names a newer object, children hold this one */
+} lt_link_state;
+
 typedef struct lt_node {
     struct lt_node *chain; /* next in the bucket; next free node when free */
     struct lt_node *newer; /* age list: toward the shard's newest */
@@ -87,7 +111,7 @@ typedef struct lt_node {
      * the adjacent loads and stores), not nine. */
     uint8_t domain;
     uint8_t type;
-    uint8_t linked; /* 1 while in the shard's hash and age list */
+    uint8_t linked; /* lt_link_state */
     /* The program's references (in the padding before handle: copied into
      * a lt_released's padding by a death, and left there). */
     uint32_t refs;
@@ -155,7 +179,21 @@ static inline lt_shard *lt_shard_of(uint64_t hash)
     return shard;
 }
 
-/* Fill a public description of a linked node. Caller holds its shard lock. */
+/* Fill a public description of a node in the age list (linked or
+ * replaced). Caller holds its shard lock. */
 void lt_describe_node(const lt_node *node, livetrack_object *out);
+/* The same with its counts as read once by the caller: holders drop
+ * without the lock, and a second read could find a node the caller took
+ * for live dying (refs and holders 0). */
+void lt_describe_node_as(const lt_node *node, uint64_t counts, livetrack_object *out);
+
+/* The creation numbers of the parents a node in the age list holds, 0
+ * where it has none: a parent's handle alone may name a newer object.
+ * Caller holds the node's shard lock (its holds keep the parents). */
+static inline void lt_parent_seqs_of(const lt_node *node, uint64_t out[2])
+{
+    for (int i = 0; i < 2; i++)
+        out[i] = node->parents[i] ? atomic_load_explicit(&node->parents[i]->seq, memory_order_relaxed) : 0;
+}
 
 #endif

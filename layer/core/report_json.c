@@ -229,7 +229,9 @@ static void put_object_ref(FILE *out, const livetrack_object *object)
     lt_json_string(out, object->type_name);
     fputs_unlocked(", \"handle\": ", out);
     lt_json_hex(out, object->handle);
-    putc_unlocked('}', out);
+    /* The handle may name a newer object too (the driver gave it out
+     * again while children kept this one): the creation number tells. */
+    fprintf(out, ", \"seq\": %" PRIu64 "}", object->seq);
 }
 
 static void put_sites(FILE *out, lt_report_model *model)
@@ -393,6 +395,22 @@ static void put_objects(FILE *out, const lt_report_model *model)
                 LINE_LITERAL(&line, ", ");
             first = 0;
             line_hex(&line, object->parents[p]);
+        }
+        /* Their creation numbers, in the same order: a parent's handle may
+         * name two objects here (one the program released while this
+         * object kept it alive, and a newer one the driver gave the
+         * handle to). */
+        LINE_LITERAL(&line, "], \"parent_seqs\": [");
+        uint64_t parent_seqs[2];
+        livetrack_snapshot_parent_seqs(model->snapshot, i, parent_seqs);
+        first = 1;
+        for (int p = 0; p < 2; p++) {
+            if (!object->parents[p])
+                continue;
+            if (!first)
+                LINE_LITERAL(&line, ", ");
+            first = 0;
+            line_u64(&line, parent_seqs[p]);
         }
         LINE_LITERAL(&line, "]}");
         fwrite_unlocked(line.text, 1, (size_t)(line.at - line.text), out);

@@ -72,7 +72,11 @@ int lt_report_site_compare(const lt_report_site *a, const lt_report_site *b)
     return a->first_seq < b->first_seq ? -1 : a->first_seq > b->first_seq;
 }
 
-/* ---- handle -> snapshot index, for the parent links ---- */
+/* ---- (handle, creation number) -> snapshot index, for the parent links ----
+ * A handle alone may name two objects of one snapshot: a parent the
+ * program released while children kept it, whose handle the driver gave
+ * to a new object. A child's parent is the one with the creation number
+ * the snapshot gives for it (livetrack_snapshot_parent_seqs). */
 
 typedef struct handle_index {
     size_t mask;
@@ -105,12 +109,12 @@ static int index_build(handle_index *index, const livetrack_snapshot *snapshot, 
 }
 
 static long index_find(const handle_index *index, const livetrack_snapshot *snapshot, unsigned domain,
-                       uint64_t handle)
+                       uint64_t handle, uint64_t seq)
 {
     for (size_t slot = (size_t)lt_hash(domain, handle) & index->mask; index->slots[slot];
          slot = (slot + 1) & index->mask) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, index->slots[slot] - 1);
-        if (object->handle == handle && object->domain == domain)
+        if (object->handle == handle && object->domain == domain && object->seq == seq)
             return (long)(index->slots[slot] - 1);
     }
     return -1;
@@ -257,10 +261,12 @@ static int collect_kept(builder *b)
         for (unsigned depth = 0; ok && pending_count && depth < LT_KEPT_DEPTH; depth++) {
             size_t at = pending[--pending_count];
             const livetrack_object *object = livetrack_snapshot_at(model->snapshot, at);
+            uint64_t parent_seqs[2];
+            livetrack_snapshot_parent_seqs(model->snapshot, at, parent_seqs);
             for (int p = 0; p < 2 && ok; p++) {
                 if (!object->parents[p])
                     continue;
-                long parent = index_find(&index, model->snapshot, object->domain, object->parents[p]);
+                long parent = index_find(&index, model->snapshot, object->domain, object->parents[p], parent_seqs[p]);
                 if (parent < 0 || livetrack_snapshot_at(model->snapshot, (size_t)parent)->refs)
                     continue;
                 if (last_kept[site] != (size_t)parent) {

@@ -21,7 +21,12 @@
 struct livetrack_snapshot {
     size_t count;
     livetrack_object *objects; /* as copied, shard by shard */
-    size_t order[];            /* newest first: indexes into objects */
+    /* Beside each object of the copy (same index), the creation numbers
+     * of its parents: a parent's handle may name two objects of one
+     * snapshot, a replaced one its children keep and the newer one the
+     * driver gave the handle to. In the block of `objects`, after them. */
+    uint64_t (*parent_seqs)[2];
+    size_t order[]; /* newest first: indexes into objects */
 };
 
 typedef struct segment {
@@ -30,9 +35,10 @@ typedef struct segment {
     size_t end;
 } segment;
 
-static int wanted(const lt_node *node, livetrack_domain domain, const void *owner, uint64_t since)
+/* Whether a node whose counts the caller read is one to copy. */
+static int wanted(const lt_node *node, uint64_t counts, livetrack_domain domain, const void *owner, uint64_t since)
 {
-    if (!LT_HOLDS(atomic_load_explicit(&node->counts, memory_order_acquire)))
+    if (!LT_HOLDS(counts))
         return 0; /* dying */
     if (node->seq <= since)
         return 0;
@@ -76,14 +82,20 @@ livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void
 {
     size_t capacity = live_upper_bound() + 64;
     livetrack_object *flat = NULL;
+    uint64_t(*parent_seqs)[2] = NULL;
     segment segments[LT_SHARD_COUNT];
     size_t used, segment_count;
     for (;;) {
-        flat = lt_malloc((capacity ? capacity : 1) * sizeof *flat);
+        /* One block: the objects, then their parents' creation numbers
+         * (a livetrack_object is a multiple of 8 bytes, so they stay
+         * aligned). */
+        _Static_assert(sizeof(livetrack_object) % sizeof(uint64_t) == 0, "parent_seqs must stay aligned");
+        flat = lt_malloc((capacity ? capacity : 1) * (sizeof *flat + sizeof *parent_seqs));
         if (!flat) {
             lt_out_of_memory("a snapshot");
             return NULL;
         }
+        parent_seqs = (uint64_t(*)[2])(void *)(flat + (capacity ? capacity : 1));
         lt_registry_lock_all();
         size_t live = 0;
         for (unsigned i = 0; i < LT_SHARD_COUNT; i++)
@@ -99,9 +111,17 @@ livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void
     segment_count = 0;
     for (unsigned i = 0; i < LT_SHARD_COUNT; i++) {
         size_t start = used;
-        for (const lt_node *node = lt_shards[i].newest; node; node = node->older)
-            if (wanted(node, domain, owner, mark))
-                lt_describe_node(node, &flat[used++]);
+        for (const lt_node *node = lt_shards[i].newest; node; node = node->older) {
+            /* Read once: a child dying on another thread drops its hold
+             * on this node without a lock, and a second read could find
+             * the node dying after it was taken for live. */
+            uint64_t counts = atomic_load_explicit(&node->counts, memory_order_acquire);
+            if (!wanted(node, counts, domain, owner, mark))
+                continue;
+            lt_describe_node_as(node, counts, &flat[used]);
+            lt_parent_seqs_of(node, parent_seqs[used]);
+            used++;
+        }
         if (used > start)
             segments[segment_count++] = (segment){flat[start].seq, start, used};
     }
@@ -136,6 +156,7 @@ livetrack_snapshot *livetrack_snapshot_since(livetrack_domain domain, const void
     }
     snapshot->count = out;
     snapshot->objects = flat;
+    snapshot->parent_seqs = parent_seqs;
     return snapshot;
 }
 
@@ -144,6 +165,15 @@ size_t livetrack_snapshot_count(const livetrack_snapshot *snapshot) { return sna
 const livetrack_object *livetrack_snapshot_at(const livetrack_snapshot *snapshot, size_t index)
 {
     return snapshot && index < snapshot->count ? &snapshot->objects[snapshot->order[index]] : NULL;
+}
+
+livetrack_status livetrack_snapshot_parent_seqs(const livetrack_snapshot *snapshot, size_t index, uint64_t out[2])
+{
+    if (!snapshot || !out || index >= snapshot->count)
+        return LIVETRACK_BAD_ARGUMENT;
+    out[0] = snapshot->parent_seqs[snapshot->order[index]][0];
+    out[1] = snapshot->parent_seqs[snapshot->order[index]][1];
+    return LIVETRACK_OK;
 }
 
 #define PREFETCH_AHEAD 16 /* objects; ~1.5 KiB of copy in flight */

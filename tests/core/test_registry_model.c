@@ -5,16 +5,17 @@
  *
  * The model tracks objects by identity (not by handle), because a handle
  * that is created again while live replaces the old object, which may stay
- * allocated (unlinked, invisible) while children still hold it.
+ * while children still hold it: its handle names the new object, but
+ * snapshots and the live counts still show it (released, kept alive).
  *
  *   refs     - references the application holds
  *   holders  - holds by live (or stale but still held) children
- *   linked   - visible: the handle maps to this object
- *   alive    - refs + holders > 0 (allocated in the registry)
+ *   linked   - the handle maps to this object
+ *   alive    - refs + holders > 0: in the registry, in snapshots and counts
  *
  * When an object dies it drops one hold on each of its parents, which may
- * die in turn. A stale replacement unlinks the old object and drops its
- * refs to 0; it dies at once when no child holds it.
+ * die in turn. A stale replacement takes the handle from the old object
+ * and drops its refs to 0; it dies at once when no child holds it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,10 @@ typedef struct mobj {
 static mobj *objs;
 static int nobjs, objs_cap;
 static int cur[POOL]; /* linked object of each pool handle, -1: none */
+/* Objects replaced while children held them (alive, not linked); dead
+ * ones are dropped when the list is read. */
+static int *replaced;
+static int replaced_count, replaced_cap;
 static uint64_t pool_handles[POOL];
 static uint64_t model_created;  /* objects created */
 static uint64_t last_seq;       /* the newest object's creation number */
@@ -145,7 +150,29 @@ static int model_new_object(void)
     return nobjs++;
 }
 
-static int model_linked_count(const void *owner, uint64_t *bytes)
+static void note_replaced(int o)
+{
+    if (replaced_count == replaced_cap) {
+        replaced_cap = replaced_cap ? replaced_cap * 2 : 64;
+        replaced = realloc(replaced, sizeof *replaced * (size_t)replaced_cap);
+        if (!replaced)
+            abort();
+    }
+    replaced[replaced_count++] = o;
+}
+
+/* Drop the replaced objects that died since. */
+static void prune_replaced(void)
+{
+    int kept = 0;
+    for (int i = 0; i < replaced_count; i++)
+        if (objs[replaced[i]].alive)
+            replaced[kept++] = replaced[i];
+    replaced_count = kept;
+}
+
+/* The objects in the registry (linked, or replaced and kept alive). */
+static int model_live_count(const void *owner, uint64_t *bytes)
 {
     int count = 0;
     uint64_t sum = 0;
@@ -157,9 +184,27 @@ static int model_linked_count(const void *owner, uint64_t *bytes)
         count++;
         sum += objs[cur[i]].bytes;
     }
+    prune_replaced();
+    for (int i = 0; i < replaced_count; i++) {
+        if (owner && objs[replaced[i]].owner != owner)
+            continue;
+        count++;
+        sum += objs[replaced[i]].bytes;
+    }
     if (bytes)
         *bytes = sum;
     return count;
+}
+
+/* The live object with creation number `seq` at pool slot `slot`, -1: none. */
+static int live_object_of(int slot, uint64_t seq)
+{
+    if (cur[slot] >= 0 && objs[cur[slot]].seq == seq)
+        return cur[slot];
+    for (int i = 0; i < replaced_count; i++)
+        if (objs[replaced[i]].alive && objs[replaced[i]].seq == seq)
+            return replaced[i];
+    return -1;
 }
 
 /* ---- comparing the registry with the model ------------------------------- */
@@ -202,10 +247,10 @@ static void check_stats(void)
     livetrack_stats stats;
     livetrack_get_stats(&stats);
     uint64_t bytes;
-    int linked = model_linked_count(NULL, &bytes);
-    occupancy_sum += linked;
+    int live = model_live_count(NULL, &bytes);
+    occupancy_sum += live;
     occupancy_samples++;
-    CHECK_EQ_INT(stats.live_objects, linked);
+    CHECK_EQ_INT(stats.live_objects, live);
     CHECK_EQ_INT(stats.live_bytes, bytes);
     CHECK_EQ_INT(stats.created, model_created);
     CHECK_EQ_INT(stats.replaced, model_replaced);
@@ -219,8 +264,7 @@ static void check_snapshot_of(livetrack_domain domain, const void *owner)
     if (!snapshot)
         return;
     size_t count = livetrack_snapshot_count(snapshot);
-    CHECK_EQ_INT(count, model_linked_count(owner, NULL));
-    int seen[POOL] = {0};
+    CHECK_EQ_INT(count, model_live_count(owner, NULL));
     uint64_t previous_seq = UINT64_MAX;
     for (size_t i = 0; i < count; i++) {
         const livetrack_object *got = livetrack_snapshot_at(snapshot, i);
@@ -230,15 +274,20 @@ static void check_snapshot_of(livetrack_domain domain, const void *owner)
         CHECK(got->seq < previous_seq); /* newest first, no duplicates */
         previous_seq = got->seq;
         int slot = slot_of_handle(got->handle);
-        CHECK(slot >= 0 && cur[slot] >= 0);
-        if (slot < 0 || cur[slot] < 0)
+        int o = slot < 0 ? -1 : live_object_of(slot, got->seq);
+        CHECK(o >= 0);
+        if (o < 0)
             continue;
-        CHECK(!seen[slot]);
-        seen[slot] = 1;
-        check_object(got, cur[slot]);
+        check_object(got, o);
+        /* the very parents, though a handle may name two objects here */
+        uint64_t parent_seqs[2];
+        CHECK_EQ_INT(livetrack_snapshot_parent_seqs(snapshot, i, parent_seqs), LIVETRACK_OK);
+        for (int k = 0; k < 2; k++)
+            CHECK_EQ_INT(parent_seqs[k], objs[o].parents[k] < 0 ? 0 : objs[objs[o].parents[k]].seq);
         if (owner)
             CHECK(got->owner == owner);
-        CHECK(livetrack_still_live(got));
+        /* a replaced one is in the snapshot, but its handle names another */
+        CHECK_EQ_INT(livetrack_still_live(got), objs[o].linked);
     }
     CHECK(livetrack_snapshot_at(snapshot, count) == NULL);
     livetrack_snapshot_free(snapshot);
@@ -361,6 +410,8 @@ static void op_create(void)
             seen.replaced_free++;
         if (objs[stale].holders == 0)
             model_die(stale);
+        else
+            note_replaced(stale);
     }
     int o = model_new_object();
     mobj *m = &objs[o];
@@ -571,6 +622,7 @@ static void run_seed(uint64_t seed)
 {
     rng_state = seed;
     nobjs = 0;
+    replaced_count = 0;
     for (int i = 0; i < POOL; i++) {
         cur[i] = -1;
         /* spread over shards and buckets; distinct per seed */
@@ -637,5 +689,6 @@ int main(void)
         run_seed(seeds[s]);
     check_coverage();
     free(objs);
+    free(replaced);
     return check_summary("test_registry_model");
 }

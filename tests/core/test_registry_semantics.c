@@ -100,6 +100,25 @@ static long snapshot_index(const livetrack_snapshot *snapshot, uint64_t handle)
     return -1;
 }
 
+/* The snapshot's object with this creation number, -1: none. */
+static long snapshot_index_of_seq(const livetrack_snapshot *snapshot, uint64_t seq)
+{
+    for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++)
+        if (livetrack_snapshot_at(snapshot, i)->seq == seq)
+            return (long)i;
+    return -1;
+}
+
+/* The creation number of the parent `which` of a snapshot's object. */
+static uint64_t snapshot_parent_seq(const livetrack_snapshot *snapshot, long index, int which)
+{
+    uint64_t seqs[2] = {~0ull, ~0ull};
+    CHECK(index >= 0);
+    if (index >= 0)
+        CHECK_EQ_INT(livetrack_snapshot_parent_seqs(snapshot, (size_t)index, seqs), LIVETRACK_OK);
+    return seqs[which];
+}
+
 /* ---- recently released ------------------------------------------------- */
 
 static livetrack_status released_type(uint64_t handle, livetrack_type *type)
@@ -470,32 +489,63 @@ static void test_replacement(void)
     CHECK_EQ_INT(release(ctx), LIVETRACK_OK);
     CHECK_EQ_INT(live_objects(), base);
 
-    /* an object children hold: unlinked and invisible, but kept (with its
-     * own hold on its parent) until the last child goes */
+    /* an object children hold: its handle names the new object, but the
+     * old one is kept (with its own hold on its parent) until the last
+     * child goes, and snapshots still show it: released, kept alive by
+     * the kernel, told from the new one by its creation number */
     ctx = make(T_CTX, 0);
     uint64_t program = make(T_PROG, ctx);
     uint64_t kernel = make(T_KERNEL, program);
     old_desc = look(program);
     CHECK_EQ_INT(create_full(program, T_PROG, ctx, 0, 0, 0, NULL), LIVETRACK_OK);
-    check_counts(ctx, 1, 2); /* old program (hidden) and new program */
+    check_counts(ctx, 1, 2); /* old program (replaced) and new program */
     new_desc = look(program);
     CHECK_EQ_INT(new_desc.refs, 1);
     CHECK_EQ_INT(new_desc.holders, 0); /* the kernel holds the old one */
     CHECK(!livetrack_still_live(&old_desc));
-    CHECK_EQ_INT(live_objects(), base + 3);
+    CHECK_EQ_INT(live_objects(), base + 4);
     livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
-    CHECK_EQ_INT(livetrack_snapshot_count(snapshot), base + 3);
-    long at = snapshot_index(snapshot, program);
-    CHECK(at >= 0 && livetrack_snapshot_at(snapshot, (size_t)at)->seq == new_desc.seq);
+    CHECK_EQ_INT(livetrack_snapshot_count(snapshot), base + 4);
+    long at = snapshot_index_of_seq(snapshot, new_desc.seq);
+    CHECK(at >= 0 && livetrack_snapshot_at(snapshot, (size_t)at)->refs == 1);
+    at = snapshot_index_of_seq(snapshot, old_desc.seq);
+    CHECK(at >= 0);
+    if (at >= 0) {
+        const livetrack_object *old_program = livetrack_snapshot_at(snapshot, (size_t)at);
+        CHECK_EQ_INT(old_program->handle, program);
+        CHECK_EQ_INT(old_program->refs, 0);
+        CHECK_EQ_INT(old_program->holders, 1);
+        CHECK_EQ_INT(old_program->parents[0], ctx);
+        CHECK_EQ_INT(snapshot_parent_seq(snapshot, at, 0), look(ctx).seq);
+    }
     at = snapshot_index(snapshot, kernel);
     CHECK(at >= 0 && livetrack_snapshot_at(snapshot, (size_t)at)->parents[0] == program);
+    CHECK_EQ_INT(snapshot_parent_seq(snapshot, at, 0), old_desc.seq); /* not the new program's */
+    CHECK_EQ_INT(snapshot_parent_seq(snapshot, at, 1), 0);
+    uint64_t seqs[2];
+    CHECK_EQ_INT(livetrack_snapshot_parent_seqs(snapshot, livetrack_snapshot_count(snapshot), seqs),
+                 LIVETRACK_BAD_ARGUMENT);
+    CHECK_EQ_INT(livetrack_snapshot_parent_seqs(NULL, 0, seqs), LIVETRACK_BAD_ARGUMENT);
+    livetrack_snapshot_free(snapshot);
+    /* a snapshot since a mark taken after the replacement: neither */
+    uint64_t mark = livetrack_mark();
+    snapshot = livetrack_snapshot_since(LIVETRACK_DOMAIN_USER, NULL, mark);
+    CHECK_EQ_INT(livetrack_snapshot_count(snapshot), 0);
     livetrack_snapshot_free(snapshot);
     /* the new program goes; the old one is still held by the kernel */
     CHECK_EQ_INT(release(program), LIVETRACK_OK);
     CHECK(!is_live(program));
     check_counts(ctx, 1, 1);
+    CHECK_EQ_INT(live_objects(), base + 3);
+    livetrack_object gone;
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, program, &gone), LIVETRACK_OK);
+    CHECK_EQ_INT(gone.seq, new_desc.seq);
     CHECK_EQ_INT(release(kernel), LIVETRACK_OK);
-    check_counts(ctx, 1, 0); /* the hidden old program went with its kernel */
+    check_counts(ctx, 1, 0); /* the replaced old program went with its kernel */
+    CHECK_EQ_INT(live_objects(), base + 1);
+    /* died last, but the newer program is still the handle's last release */
+    CHECK_EQ_INT(livetrack_released(LIVETRACK_DOMAIN_USER, program, &gone), LIVETRACK_OK);
+    CHECK_EQ_INT(gone.seq, new_desc.seq);
     CHECK_EQ_INT(release(ctx), LIVETRACK_OK);
     CHECK_EQ_INT(live_objects(), base);
 
@@ -540,13 +590,21 @@ static void test_replacement(void)
     /* the new object names the object it replaces as its parent */
     ctx = make(T_CTX, 0);
     mem = make(T_MEM, ctx);
+    old_desc = look(mem);
     CHECK_EQ_INT(create_full(mem, T_MEM, mem, 0, 0, 0, NULL), LIVETRACK_OK);
     new_desc = look(mem);
-    CHECK_EQ_INT(new_desc.parents[0], mem); /* the hidden old one */
+    CHECK_EQ_INT(new_desc.parents[0], mem); /* the replaced old one */
     CHECK_EQ_INT(new_desc.refs, 1);
     CHECK_EQ_INT(new_desc.holders, 0);
     check_counts(ctx, 1, 1);
-    CHECK_EQ_INT(live_objects(), base + 2);
+    CHECK_EQ_INT(live_objects(), base + 3); /* the old one, kept alive by the new one */
+    snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
+    at = snapshot_index_of_seq(snapshot, new_desc.seq);
+    CHECK_EQ_INT(snapshot_parent_seq(snapshot, at, 0), old_desc.seq);
+    at = snapshot_index_of_seq(snapshot, old_desc.seq);
+    CHECK(at >= 0 && livetrack_snapshot_at(snapshot, (size_t)at)->refs == 0 &&
+          livetrack_snapshot_at(snapshot, (size_t)at)->holders == 1);
+    livetrack_snapshot_free(snapshot);
     CHECK_EQ_INT(release(mem), LIVETRACK_OK);
     CHECK(!is_live(mem));
     check_counts(ctx, 1, 0);

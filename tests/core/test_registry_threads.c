@@ -9,8 +9,11 @@
  *  2. racing parent: children of one parent are created and released
  *     while another thread releases the parent.
  *  3. handle reuse: threads create the same handles over and over (stale
- *     replacement racing with releases and with children dying); at the
- *     end no hold on the shared parent is left over.
+ *     replacement racing with releases and with children dying) while
+ *     another takes snapshots, each of which must hold every parent of
+ *     its objects (a replaced one its children keep, told from the newer
+ *     object at its handle by its creation number); at the end no hold
+ *     on the shared parent is left over.
  *  4. releasing objects from inside a snapshot walk.
  *  5. type names declared again and again (three sets in turn) while
  *     other threads read them: every name read is one of a set's, at its
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "livetrack/livetrack.h"
@@ -473,6 +477,63 @@ static uint64_t reuse_parent;
 static const uint64_t reuse_handles[REUSE_HANDLES] = {0xf0000040ull, 0xf0001080ull, 0xf00020c0ull};
 static atomic_long reuse_status[6];
 static atomic_long reuse_children;
+static atomic_int reuse_running;
+static long reuse_snapshots, reuse_replaced_seen;
+
+/* The snapshot's index of the object (handle, seq), -1: none. Linear:
+ * these snapshots hold a handful of objects. */
+static long reuse_find(const livetrack_snapshot *snapshot, uint64_t handle, uint64_t seq)
+{
+    for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++) {
+        const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
+        if (object->handle == handle && object->seq == seq)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Snapshots while the handles are reused: every parent an object holds is
+ * in the same snapshot (held, it cannot die), by handle and creation
+ * number; of the objects at one handle, only the newest may still have
+ * references (the older ones were replaced, and are there only while
+ * their children keep them). */
+static void *reuse_snapshot_main(void *arg)
+{
+    (void)arg;
+    while (atomic_load_explicit(&reuse_running, memory_order_acquire)) {
+        livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
+        TCHECK(snapshot != NULL);
+        size_t count = livetrack_snapshot_count(snapshot);
+        int replaced = 0;
+        for (size_t i = 0; i < count; i++) {
+            const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
+            uint64_t parent_seqs[2];
+            TCHECK(livetrack_snapshot_parent_seqs(snapshot, i, parent_seqs) == LIVETRACK_OK);
+            for (int k = 0; k < 2; k++) {
+                TCHECK((object->parents[k] == 0) == (parent_seqs[k] == 0));
+                if (object->parents[k]) {
+                    long parent = reuse_find(snapshot, object->parents[k], parent_seqs[k]);
+                    TCHECK(parent >= 0 && livetrack_snapshot_at(snapshot, (size_t)parent)->holders > 0);
+                }
+            }
+            /* newest first: a later entry at this handle is older */
+            for (size_t j = i + 1; j < count; j++) {
+                const livetrack_object *older = livetrack_snapshot_at(snapshot, j);
+                if (older->handle != object->handle)
+                    continue;
+                TCHECK(older->seq < object->seq && older->refs == 0 && older->holders > 0);
+                replaced = 1;
+            }
+        }
+        reuse_snapshots++;
+        reuse_replaced_seen += replaced;
+        livetrack_snapshot_free(snapshot);
+        /* A snapshot takes every shard lock: back to back, they starved
+         * the workers on two cores (seconds instead of a fraction). */
+        nanosleep(&(struct timespec){0, 20000}, NULL);
+    }
+    return NULL;
+}
 
 static void *reuse_main(void *arg)
 {
@@ -506,11 +567,15 @@ static void test_handle_reuse(void)
     livetrack_get_stats(&before);
     reuse_parent = 0xf0f00000ull;
     CHECK_EQ_INT(create_obj(reuse_parent, T_CTX, 0, 0, 0), LIVETRACK_OK);
-    pthread_t threads[WORKERS];
+    pthread_t threads[WORKERS], snapshotter;
+    atomic_store(&reuse_running, 1);
+    CHECK(pthread_create(&snapshotter, NULL, reuse_snapshot_main, NULL) == 0);
     for (int t = 0; t < WORKERS; t++)
         CHECK(pthread_create(&threads[t], NULL, reuse_main, (void *)(uintptr_t)t) == 0);
     for (int t = 0; t < WORKERS; t++)
         pthread_join(threads[t], NULL);
+    atomic_store(&reuse_running, 0);
+    pthread_join(snapshotter, NULL);
     flush_thread_checks();
 
     /* what is left: at most one object per reused handle */
@@ -538,9 +603,12 @@ static void test_handle_reuse(void)
     CHECK_EQ_INT(after.created - before.created,
                  1 + (uint64_t)WORKERS * REUSE_ITERATIONS + (uint64_t)atomic_load(&reuse_children));
     CHECK(remaining <= REUSE_HANDLES);
-    printf("handle reuse: %llu replacements; releases ok %ld, unknown %ld, not owned %ld\n",
+    CHECK(reuse_replaced_seen > 0); /* the snapshots did see the state in question */
+    printf("handle reuse: %llu replacements; releases ok %ld, unknown %ld, not owned %ld; "
+           "%ld snapshots, %ld with a replaced object kept alive\n",
            (unsigned long long)(after.replaced - before.replaced), atomic_load(&reuse_status[LIVETRACK_OK]),
-           atomic_load(&reuse_status[LIVETRACK_UNKNOWN]), atomic_load(&reuse_status[LIVETRACK_NOT_OWNED]));
+           atomic_load(&reuse_status[LIVETRACK_UNKNOWN]), atomic_load(&reuse_status[LIVETRACK_NOT_OWNED]),
+           reuse_snapshots, reuse_replaced_seen);
 }
 
 /* ---- 4. releasing inside a snapshot walk ----------------------------------------------- */

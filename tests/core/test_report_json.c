@@ -124,7 +124,7 @@ static void test_full(void)
     write_json(path, 0, 0);
     const char *checks[] = {
         "r['schema'] == 'livetrack-report' and r['version'] == 1",
-        "r['tool'] == {'name': 'livetrack', 'version': '0.3.2'}",
+        "r['tool'] == {'name': 'livetrack', 'version': '0.3.3'}",
         fmt("r['process']['pid'] == %ld", (long)getpid()),
         "r['process']['executable'].endswith('/test_report_json')",
         "r['at_exit'] is False and r['since_mark'] == 0",
@@ -158,7 +158,8 @@ static void test_full(void)
         "all(s['suppressed'] is False and s['suppressed_by'] is None for s in r['sites'])",
         "[e['handle'] for e in r['sites'][0]['examples']] == ['0xb000', '0xb010', '0xb020']",
         "r['sites'][0]['examples'][0] == {'handle': '0xb000', 'type': 'rj_buffer', 'refs': 1, 'bytes': 4096}",
-        "r['sites'][0]['keeps_alive'] == [{'api': 'user', 'type': 'rj_ctx', 'handle': '0xc000'}]",
+        "r['sites'][0]['keeps_alive'] == [{'api': 'user', 'type': 'rj_ctx', 'handle': '0xc000', "
+        "'seq': r['objects'][0]['seq']}]",
         "r['sites'][0]['keeps_alive_count'] == 1 and r['sites'][1]['keeps_alive'] == []",
         "[s['keeps_alive_bytes'] for s in r['sites']] == [0, 0, 0]",
         "r['sites'][1]['examples'][0]['handle'] == '0xffffffffffffff00'",
@@ -167,7 +168,9 @@ static void test_full(void)
         "r['objects'][0]['handle'] == '0xc000' and r['objects'][0]['leaked'] is False",
         "r['objects'][0]['site'] is None and r['objects'][0]['refs'] == 0 and r['objects'][0]['holders'] == 12",
         "r['objects'][1] == dict(r['objects'][1], api='user', type='rj_buffer', handle='0xb000', refs=1, holders=0, "
-        "bytes=4096, site=1, leaked=True, suppressed=False, parents=['0xc000'])",
+        "bytes=4096, site=1, leaked=True, suppressed=False, parents=['0xc000'], "
+        "parent_seqs=[r['objects'][0]['seq']])",
+        "all(o['parent_seqs'] == [] for o in r['objects'] if o['parents'] == [])",
         "all(o['site'] == 3 for o in r['objects'] if o['type'] == 'rj_event')",
         "r['objects'][-1]['type'] == " ODD_NAME_PY " and r['objects'][-1]['handle'] == '0xffffffffffffff00'",
         "all(o['time_ms'] >= 0 for o in r['objects'])",
@@ -228,12 +231,51 @@ static void test_kept_bytes(void)
         "r['summary']['kept_by_leaks_objects'] == 1 and r['summary']['kept_by_leaks_bytes'] == 1048576",
         "[(s['types'][0]['type'], s['bytes'], s['keeps_alive_count'], s['keeps_alive_bytes']) for s in r['sites']] "
         "== [('rj_buffer', 4096, 1, 1048576), ('rj_event', 0, 1, 1048576)]",
-        "all(s['keeps_alive'] == [{'api': 'user', 'type': 'rj_buffer', 'handle': '0x5000'}] for s in r['sites'])",
+        "all(s['keeps_alive'] == [{'api': 'user', 'type': 'rj_buffer', 'handle': '0x5000', "
+        "'seq': r['objects'][0]['seq']}] for s in r['sites'])",
         NULL};
     CHECK(rt_check_json(path, checks));
     unlink(path);
     CHECK_EQ_INT(release(0xb800), LIVETRACK_OK);
     CHECK_EQ_INT(release(0xe900), LIVETRACK_OK); /* the memory goes with its last child */
+}
+
+/* A context released while its buffer lives, whose handle the driver then
+ * gives to a new context: the old one is still an object of the report,
+ * kept alive by the buffer, and each child's parent_seqs name its own
+ * context, not the other one at the same handle. */
+static void test_replaced_parent(void)
+{
+    const uint64_t context = 0xc600;
+    uint64_t mark = livetrack_mark();
+    CHECK_EQ_INT(create(context, T_CTX, 0, 0), LIVETRACK_OK);
+    make_buffer(0xb600, context);
+    CHECK_EQ_INT(release(context), LIVETRACK_OK);
+    CHECK_EQ_INT(create(context, T_CTX, 0, 0), LIVETRACK_OK); /* the address handed out again */
+    make_event(0xe600, context);
+    char path[256];
+    snprintf(path, sizeof path, "%s/replaced_parent.json", dir);
+    write_json(path, 0, mark);
+    /* objects oldest first: the old context, the buffer, the new context, the event */
+    const char *checks[] = {
+        "r['summary']['leaked_objects'] == 3 and r['summary']['live_objects'] == 4",
+        "r['summary']['kept_alive_objects'] == 1 and r['summary']['kept_by_leaks_objects'] == 1",
+        "[(o['type'], o['handle'], o['refs'], o['holders']) for o in r['objects']] == "
+        "[('rj_ctx', '0xc600', 0, 1), ('rj_buffer', '0xb600', 1, 0), ('rj_ctx', '0xc600', 1, 1), "
+        "('rj_event', '0xe600', 1, 0)]",
+        "r['objects'][0]['site'] is None and r['objects'][0]['leaked'] is False",
+        "r['objects'][1]['parents'] == ['0xc600'] and r['objects'][1]['parent_seqs'] == [r['objects'][0]['seq']]",
+        "r['objects'][3]['parents'] == ['0xc600'] and r['objects'][3]['parent_seqs'] == [r['objects'][2]['seq']]",
+        "r['objects'][0]['seq'] != r['objects'][2]['seq']",
+        "[s['keeps_alive'] for s in r['sites'] if s['types'][0]['type'] == 'rj_buffer'] == "
+        "[[{'api': 'user', 'type': 'rj_ctx', 'handle': '0xc600', 'seq': r['objects'][0]['seq']}]]",
+        "all(s['keeps_alive'] == [] for s in r['sites'] if s['types'][0]['type'] != 'rj_buffer')",
+        NULL};
+    CHECK(rt_check_json(path, checks));
+    unlink(path);
+    CHECK_EQ_INT(release(0xe600), LIVETRACK_OK);
+    CHECK_EQ_INT(release(context), LIVETRACK_OK);
+    CHECK_EQ_INT(release(0xb600), LIVETRACK_OK); /* the old context goes with it */
 }
 
 /* Nothing live: still one whole, valid document. */
@@ -478,6 +520,7 @@ int main(int argc, char **argv)
     test_full();
     test_api_order();
     test_kept_bytes();
+    test_replaced_parent();
     test_depth_zero();
     test_stream_held();
     test_misuse_mid_report();

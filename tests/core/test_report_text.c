@@ -269,6 +269,46 @@ static void test_kept_chain(void)
     CHECK_EQ_INT(release(0x1e0), LIVETRACK_OK);
 }
 
+/* A context released while its buffer lives, whose handle the driver
+ * then gives to a new context (Level Zero drivers do at once): the buffer
+ * still keeps the old one alive, the report still says so, and the new
+ * context, a leak of its own like the event made from it, keeps nothing.
+ * (The old context once dropped out of the report at the reuse.) */
+static void test_kept_after_reuse(void)
+{
+    const uint64_t context = 0x6000;
+    uint64_t mark = livetrack_mark();
+    CHECK_EQ_INT(create(context, T_CTX, 0, 0), LIVETRACK_OK);
+    make_buffer(0x6100, context);
+    CHECK_EQ_INT(release(context), LIVETRACK_OK);        /* kept alive by the buffer */
+    CHECK_EQ_INT(create(context, T_CTX, 0, 0), LIVETRACK_OK); /* the address handed out again */
+    make_event(0x6200, context);                          /* made from the new context */
+    size_t leaked = 0;
+    char *text = report_text(0, mark, &leaked);
+    CHECK_EQ_INT(leaked, 3);
+    char *block = rt_block_after(text, "livetrack: 1 leaked rt_buffer");
+    CHECK(block != NULL);
+    expect_line(block, "  keeps ", 0, "  keeps alive 1 object the program released: rt_ctx 0x0000000000006000");
+    free(block);
+    block = rt_block_after(text, "livetrack: 1 leaked rt_event");
+    CHECK(block && rt_count_lines(block, "  keeps ") == 0);
+    free(block);
+    block = rt_block_after(text, "livetrack: 1 leaked rt_ctx");
+    CHECK(block && strstr(block, "  rt_ctx 0x0000000000006000  refs 1\n") && rt_count_lines(block, "  keeps ") == 0);
+    free(block);
+    expect_line(text, "livetrack: 1 object", 0,
+                "livetrack: 1 object the program released is kept alive by leaked objects");
+    if (check_failed)
+        fprintf(stderr, "  the report after the reuse:\n%s", text ? text : "");
+    free(text);
+    CHECK_EQ_INT(release(0x6200), LIVETRACK_OK);
+    CHECK_EQ_INT(release(context), LIVETRACK_OK); /* the new context */
+    CHECK_EQ_INT(release(0x6100), LIVETRACK_OK);  /* the old context goes with it */
+    livetrack_snapshot *left = livetrack_snapshot_since(LIVETRACK_DOMAIN_USER, NULL, mark);
+    CHECK_EQ_INT(livetrack_snapshot_count(left), 0);
+    livetrack_snapshot_free(left);
+}
+
 /* livetrack_leaks_since: only what was made after the mark and is still
  * held; the report says since which mark. */
 static void test_since(void)
@@ -383,6 +423,7 @@ int main(int argc, char **argv)
     test_nothing(1);
     test_sites();
     test_kept_chain();
+    test_kept_after_reuse();
     test_since();
     test_nothing(0);
     test_depth_zero();

@@ -12,12 +12,13 @@
  * registry, the stack-id cache) really is per thread.
  *
  * The model keeps objects by identity, not by handle: creating a handle
- * that is live replaces the old object, which stays allocated (unlinked)
- * while children still hold it. Per object it knows
+ * that is live replaces the old object, which stays while children still
+ * hold it (in snapshots and the live counts, released, but its handle
+ * names the new object). Per object it knows
  *   refs     references the program holds,
  *   holders  holds by live children (stale ones included),
  *   linked   the handle names this object,
- *   alive    refs + holders > 0.
+ *   alive    refs + holders > 0: in snapshots and the live counts.
  * A death drops one hold on each parent, which may die in turn.
  *
  * A release or destroy may be one the API refuses (the low bits of its
@@ -193,7 +194,7 @@ static void expect_handle(int d, int slot)
 static int model_wanted(int o, livetrack_domain domain, const void *owner, uint64_t since)
 {
     const mobj *m = &objs[o];
-    return m->linked && (domain == LIVETRACK_DOMAIN_ANY || domain == domains[m->domain]) &&
+    return m->alive && (domain == LIVETRACK_DOMAIN_ANY || domain == domains[m->domain]) &&
            (!owner || m->owner == owner) && m->seq > since;
 }
 
@@ -217,10 +218,20 @@ static void expect_snapshot(livetrack_domain domain, const void *owner, uint64_t
         previous = got->seq;
         int d = got->domain == LIVETRACK_DOMAIN_USER ? 0 : got->domain == LIVETRACK_DOMAIN_CUDA ? 1 : -1;
         EXPECT(d >= 0 && got->handle >= handle_of(0) && got->handle <= handle_of(POOL - 1), "snapshot: stray object");
-        int o = cur[d][(got->handle - handle_of(0)) / 0x40];
+        /* By creation number: a replaced object its children keep has the
+         * handle of a newer one. */
+        int o = -1;
+        for (int n = 0; n < nobjs && o < 0 && d >= 0; n++)
+            if (objs[n].alive && objs[n].domain == d && objs[n].seq == got->seq)
+                o = n;
         EXPECT(o >= 0 && model_wanted(o, domain, owner, since), "snapshot: object the model does not have");
         expect_object(got, o, "snapshot");
-        EXPECT(livetrack_still_live(got), "snapshot: object not still live");
+        uint64_t parent_seqs[2];
+        EXPECT(livetrack_snapshot_parent_seqs(snapshot, i, parent_seqs) == LIVETRACK_OK, "snapshot: parent_seqs");
+        for (int k = 0; k < 2; k++)
+            EXPECT(parent_seqs[k] == (objs[o].parents[k] < 0 ? 0 : objs[objs[o].parents[k]].seq),
+                   "snapshot: parent %d's creation number", k);
+        EXPECT(livetrack_still_live(got) == objs[o].linked, "snapshot: still_live of object %d", o);
     }
     EXPECT(livetrack_snapshot_at(snapshot, count) == NULL, "snapshot past its end");
     livetrack_snapshot_free(snapshot);
@@ -232,7 +243,7 @@ static void expect_stats(void)
     livetrack_get_stats(&stats);
     uint64_t live = 0, bytes = 0;
     for (int o = 0; o < nobjs; o++)
-        if (objs[o].linked) {
+        if (objs[o].alive) {
             live++;
             bytes += objs[o].bytes;
         }
