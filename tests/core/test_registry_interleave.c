@@ -18,6 +18,17 @@
  * node's counts are as they were), and, while A is stopped after it,
  * releases Y again: Y must be gone at once, for lookups, livetrack_while_live
  * and snapshots. A's child then holds the live parent of its handle.
+ *
+ * The same window when the cached parent is replaced at its handle. B,
+ * while A is stopped before its hold, releases the parent (its first
+ * child keeps it alive) and creates a new parent at the same handle (the
+ * driver reusing the address): the old node is now replaced, kept by its
+ * child, in snapshots but no longer the handle's object. A's cached hold
+ * must fail (the replacement moved the node's incarnation) and A's child
+ * hold the new parent, not the replaced one; while A is stopped after
+ * the attempt, B releases the first child, and the replaced parent must
+ * then be gone at once (no hold of A's keeps it, not even for an
+ * instant).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -183,6 +194,8 @@ static void release_object_in_cached_node(void)
 static pthread_t thread_a;
 static atomic_int armed;     /* A's next create through its cache stops */
 static atomic_int stops_seen; /* bit per point reached */
+/* What B runs at each point: set by the test before it arms A. */
+static step_fn step_at_read, step_at_tried;
 
 /* Default visibility (the build hides symbols): the library calls it. */
 __attribute__((visibility("default"))) void lt_test_pause(enum lt_test_point point)
@@ -191,9 +204,9 @@ __attribute__((visibility("default"))) void lt_test_pause(enum lt_test_point poi
         return;
     atomic_fetch_or(&stops_seen, 1 << point);
     if (point == LT_TEST_CACHED_PARENT_READ)
-        run_on_b(replace_object_in_cached_node);
+        run_on_b(step_at_read);
     else if (point == LT_TEST_CACHED_PARENT_TRIED)
-        run_on_b(release_object_in_cached_node);
+        run_on_b(step_at_tried);
 }
 
 static void test_cached_parent_node_reused(void)
@@ -218,6 +231,9 @@ static void test_cached_parent_node_reused(void)
      * named by that handle, made through the cache's window. */
     CHECK_EQ_INT(create(PARENT_HANDLE, T_PARENT, 0), LIVETRACK_OK);
     CHECK(node_of(PARENT_HANDLE) != first_parent_node);
+    step_at_read = replace_object_in_cached_node;
+    step_at_tried = release_object_in_cached_node;
+    atomic_store(&stops_seen, 0);
     atomic_store(&armed, 1);
     CHECK_EQ_INT(create(SECOND_CHILD, T_CHILD, PARENT_HANDLE), LIVETRACK_OK);
     atomic_store(&armed, 0);
@@ -240,6 +256,116 @@ static void test_cached_parent_node_reused(void)
     CHECK_EQ_INT(stats.live_objects, 0);
 }
 
+/* ---- a cached parent replaced at its handle ------------------------------ */
+
+#define REPLACED_PARENT 0x7000ull
+#define KEEPING_CHILD 0x970000ull
+#define LATER_CHILD 0x970010ull
+
+static uint64_t old_parent_seq, new_parent_seq;
+
+/* The snapshot's object with this creation number, NULL: none; its
+ * parents' creation numbers in parent_seqs. */
+static const livetrack_object *snapshot_find_seq(const livetrack_snapshot *snapshot, uint64_t seq,
+                                                 uint64_t parent_seqs[2])
+{
+    for (size_t i = 0; i < livetrack_snapshot_count(snapshot); i++) {
+        if (livetrack_snapshot_at(snapshot, i)->seq != seq)
+            continue;
+        CHECK_EQ_INT(livetrack_snapshot_parent_seqs(snapshot, i, parent_seqs), LIVETRACK_OK);
+        return livetrack_snapshot_at(snapshot, i);
+    }
+    return NULL;
+}
+
+/* The old parent in a snapshot now: refs 0 and `holders` holders, or
+ * (holders < 0) not there. */
+static void check_old_parent(int holders)
+{
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
+    uint64_t parent_seqs[2];
+    const livetrack_object *old = snapshot_find_seq(snapshot, old_parent_seq, parent_seqs);
+    if (holders < 0) {
+        CHECK(old == NULL);
+    } else {
+        CHECK(old != NULL);
+        if (old) {
+            CHECK_EQ_INT(old->handle, REPLACED_PARENT);
+            CHECK_EQ_INT(old->refs, 0);
+            CHECK_EQ_INT(old->holders, (unsigned)holders);
+        }
+    }
+    livetrack_snapshot_free(snapshot);
+}
+
+/* B, A stopped before its hold on the cached parent: the parent released
+ * (its first child keeps it) and a new parent made at its handle. */
+static void replace_cached_parent(void)
+{
+    CHECK_EQ_INT(release(REPLACED_PARENT, T_PARENT, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(create(REPLACED_PARENT, T_PARENT, 0), LIVETRACK_OK);
+    livetrack_object parent;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, REPLACED_PARENT, &parent), LIVETRACK_OK);
+    new_parent_seq = parent.seq;
+    CHECK(new_parent_seq != old_parent_seq);
+    CHECK(node_of(REPLACED_PARENT) != first_parent_node); /* the successor is another node */
+    check_old_parent(1); /* kept by its child alone */
+}
+
+/* B, A stopped after its attempt: the first child goes, and with it the
+ * replaced parent, at once (a hold of A's on it would keep it). */
+static void release_keeping_child(void)
+{
+    check_old_parent(1);
+    CHECK_EQ_INT(release(KEEPING_CHILD, T_CHILD, NULL), LIVETRACK_OK);
+    check_old_parent(-1);
+    livetrack_object parent;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, REPLACED_PARENT, &parent), LIVETRACK_OK);
+    CHECK_EQ_INT(parent.seq, new_parent_seq);
+    CHECK_EQ_INT(parent.holders, 0); /* A's hold on it is not taken yet: the cached one failed */
+}
+
+static void test_cached_parent_replaced(void)
+{
+    livetrack_stats stats;
+    livetrack_get_stats(&stats);
+    uint64_t live_before = stats.live_objects;
+    /* A parent and a child of it: A's cache now names the parent's node. */
+    CHECK_EQ_INT(create(REPLACED_PARENT, T_PARENT, 0), LIVETRACK_OK);
+    livetrack_object parent;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, REPLACED_PARENT, &parent), LIVETRACK_OK);
+    old_parent_seq = parent.seq;
+    first_parent_node = node_of(REPLACED_PARENT);
+    CHECK_EQ_INT(create(KEEPING_CHILD, T_CHILD, REPLACED_PARENT), LIVETRACK_OK);
+
+    step_at_read = replace_cached_parent;
+    step_at_tried = release_keeping_child;
+    atomic_store(&stops_seen, 0);
+    atomic_store(&armed, 1);
+    CHECK_EQ_INT(create(LATER_CHILD, T_CHILD, REPLACED_PARENT), LIVETRACK_OK);
+    atomic_store(&armed, 0);
+    CHECK_EQ_INT(atomic_load(&stops_seen), (1 << LT_TEST_CACHED_PARENT_READ) | (1 << LT_TEST_CACHED_PARENT_TRIED));
+
+    /* The later child holds the new parent, by handle and creation number. */
+    livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
+    livetrack_object child;
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, LATER_CHILD, &child), LIVETRACK_OK);
+    uint64_t parent_seqs[2] = {0, 0};
+    const livetrack_object *listed = snapshot_find_seq(snapshot, child.seq, parent_seqs);
+    CHECK(listed && listed->parents[0] == REPLACED_PARENT);
+    CHECK_EQ_INT(parent_seqs[0], new_parent_seq);
+    livetrack_snapshot_free(snapshot);
+    CHECK_EQ_INT(livetrack_lookup(LIVETRACK_DOMAIN_USER, REPLACED_PARENT, &parent), LIVETRACK_OK);
+    CHECK_EQ_INT(parent.holders, 1);
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.live_objects, live_before + 2);
+
+    CHECK_EQ_INT(release(LATER_CHILD, T_CHILD, NULL), LIVETRACK_OK);
+    CHECK_EQ_INT(release(REPLACED_PARENT, T_PARENT, NULL), LIVETRACK_OK);
+    livetrack_get_stats(&stats);
+    CHECK_EQ_INT(stats.live_objects, live_before);
+}
+
 int main(void)
 {
     CHECK_EQ_INT(livetrack_declare_types(LIVETRACK_DOMAIN_USER, "interleave", type_names, T_COUNT), LIVETRACK_OK);
@@ -248,6 +374,7 @@ int main(void)
     pthread_create(&b, NULL, thread_b, NULL);
 
     test_cached_parent_node_reused();
+    test_cached_parent_replaced();
 
     pthread_mutex_lock(&step_lock);
     b_exit = 1;
