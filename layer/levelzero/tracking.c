@@ -216,15 +216,26 @@ typedef struct children_text {
  *
  * Children name their parent by handle, and a handle comes back: a
  * context destroyed with live children stays recorded while the driver
- * gives its address to the next context. A child is made after its
- * parent, so those made before this parent are another one's. */
+ * gives its address to the next context. The parent's creation number
+ * tells whose children they are. */
+static int is_child_of(livetrack_snapshot *snapshot, size_t index, const livetrack_object *object,
+                       const livetrack_object *parent)
+{
+    uint64_t parent_seqs[2];
+    if (livetrack_snapshot_parent_seqs(snapshot, index, parent_seqs) != LIVETRACK_OK)
+        return 0;
+    for (int i = 0; i < 2; i++)
+        if (object->parents[i] == parent->handle && parent_seqs[i] == parent->seq)
+            return 1;
+    return 0;
+}
+
 static void add_held_descendants(livetrack_snapshot *snapshot, size_t count, const livetrack_object *parent,
                                  unsigned depth, children_text *text)
 {
     for (size_t i = 0; i < count; i++) {
         const livetrack_object *object = livetrack_snapshot_at(snapshot, i);
-        if ((object->parents[0] != parent->handle && object->parents[1] != parent->handle) ||
-            object->seq < parent->seq)
+        if (!is_child_of(snapshot, i, object, parent))
             continue;
         if (object->refs == 0) {
             if (depth < DESCENDANT_DEPTH)
