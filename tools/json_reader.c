@@ -517,7 +517,7 @@ json_document *json_parse_text(const char *text, size_t length, char *error, siz
     return document;
 }
 
-json_document *json_parse_file(const char *path, char *error, size_t error_size)
+char *json_read_file(const char *path, size_t *length, char *error, size_t error_size)
 {
     FILE *in = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     struct stat status;
@@ -530,13 +530,13 @@ json_document *json_parse_file(const char *path, char *error, size_t error_size)
         snprintf(error, error_size, "%s", strerror(errno));
         return NULL;
     }
-    json_document *document = json_parse_stream(in, error, error_size);
+    char *text = json_read_stream(in, length, error, error_size);
     if (in != stdin)
         fclose(in);
-    return document;
+    return text;
 }
 
-json_document *json_parse_stream(FILE *in, char *error, size_t error_size)
+char *json_read_stream(FILE *in, size_t *length, char *error, size_t error_size)
 {
     size_t size = 0, capacity = 1 << 16;
     char *text = malloc(capacity);
@@ -563,9 +563,32 @@ json_document *json_parse_stream(FILE *in, char *error, size_t error_size)
         return NULL;
     }
     text[size] = '\0';
-    json_document *document = json_parse_text(text, size, error, error_size);
+    *length = size;
+    return text;
+}
+
+/* Parses what json_read_file or json_read_stream read (NULL: `error` says why). */
+static json_document *parse_read_text(char *text, size_t length, char *error, size_t error_size)
+{
+    if (!text)
+        return NULL;
+    json_document *document = json_parse_text(text, length, error, error_size);
     free(text);
     return document;
+}
+
+json_document *json_parse_file(const char *path, char *error, size_t error_size)
+{
+    size_t length = 0;
+    char *text = json_read_file(path, &length, error, error_size);
+    return parse_read_text(text, length, error, error_size);
+}
+
+json_document *json_parse_stream(FILE *in, char *error, size_t error_size)
+{
+    size_t length = 0;
+    char *text = json_read_stream(in, &length, error, error_size);
+    return parse_read_text(text, length, error, error_size);
 }
 
 int json_may_hold_controls(const json_document *document) { return document->may_hold_controls; }

@@ -50,6 +50,13 @@ json_document *json_parse_file(const char *path, char *error, size_t error_size)
  * pipe or FIFO can be opened and read only once. */
 json_document *json_parse_stream(FILE *in, char *error, size_t error_size);
 json_document *json_parse_text(const char *text, size_t length, char *error, size_t error_size);
+/* A whole file (or "-" for stdin), or a stream already open read to its
+ * end (not closed), in memory for json_parse_text: `length` bytes and a
+ * NUL after them; free() it. A reader that tries more than one parse of
+ * it reads a pipe only once so. NULL on error, with the system error (or
+ * "read error", "out of memory") in `error`. */
+char *json_read_file(const char *path, size_t *length, char *error, size_t error_size);
+char *json_read_stream(FILE *in, size_t *length, char *error, size_t error_size);
 const json_value *json_root(const json_document *document);
 /* 0 when no string of the document holds a control character (C0, DEL or
  * C1); 1 when one may (a backslash escape other than \" \\ \/, or a
