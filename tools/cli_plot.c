@@ -905,8 +905,9 @@ static FILE *open_input(const char *path)
     return in;
 }
 
-/* A report starts with '{'; any other file named .json is one too, empty,
- * cut or damaged (its reader then says what is wrong with it, where
+/* A report starts with '{'; any other file named .json is one too: one
+ * after the program's own output (its reader skips those lines), or one
+ * empty, cut or damaged (its reader then says what is wrong with it, where
  * calling it a second timeline would mislead). The first byte after the
  * blanks is looked at and put back on the stream (ungetc), so the reader
  * gets all of it; blanks before it mean nothing to either reader's

@@ -180,22 +180,77 @@ static void report_check(const char *path, report_file *out, const char *error)
                  path, version, REPORT_VERSION);
 }
 
-void report_load(const char *path, report_file *out)
+/* The report in `text`, also where the program's own output comes first:
+ * LIVETRACK_JSON=/dev/stdout (or `livetrack run --json /dev/stdout`) with
+ * `./app >out.txt` writes the document after the program's lines. A text
+ * that starts with '{' (after white space) is parsed as it is, so broken
+ * JSON gets the parser's own complaint. Else each line that starts with
+ * '{' is tried in turn until one holds the whole rest of the text as one
+ * document: a line of the program's own that starts with '{' ("{progress}
+ * 50%", a JSON log line) is followed by more text, which no whole document
+ * is. At most one line can: every later line that starts with '{' lies
+ * inside that document (no string holds a raw newline), so what follows
+ * it closes more than it opens. The failure kept is the last line's, the
+ * start of a report cut short. NULL, `error` set, when none parses. */
+static json_document *parse_report_text(const char *text, size_t length, char *error, size_t error_size)
 {
-    char error[256];
+    size_t first = 0;
+    while (first < length &&
+           (text[first] == ' ' || text[first] == '\t' || text[first] == '\r' || text[first] == '\n'))
+        first++;
+    if (first == length || text[first] == '{')
+        return json_parse_text(text, length, error, error_size);
+    json_document *document = NULL;
+    int tried = 0;
+    size_t line = 1;
+    for (size_t at = 0; at < length && !document; line++) {
+        if (text[at] == '{') {
+            char why[192];
+            tried = 1;
+            document = json_parse_text(text + at, length - at, why, sizeof why);
+            if (!document)
+                snprintf(error, error_size,
+                         "%s (counted from the file's line %zu, where its JSON starts; the lines before it are "
+                         "taken for the program's output)",
+                         why, line);
+        }
+        const char *newline = memchr(text + at, '\n', length - at);
+        if (!newline)
+            break;
+        at = (size_t)(newline - text) + 1;
+    }
+    if (!tried)
+        snprintf(error, error_size, "not valid JSON: no line of it starts with '{' (the program's output alone, "
+                                    "without its report?)");
+    return document;
+}
+
+/* Loads the text json_read_file or json_read_stream read into `out`
+ * (NULL: `error` says why) and checks it. */
+static void report_load_text(const char *path, report_file *out, char *text, size_t length, char *error,
+                             size_t error_size)
+{
     memset(out, 0, sizeof *out);
     out->path = path;
-    out->document = json_parse_file(path, error, sizeof error);
+    out->document = text ? parse_report_text(text, length, error, error_size) : NULL;
+    free(text);
     report_check(path, out, error);
+}
+
+void report_load(const char *path, report_file *out)
+{
+    char error[384];
+    size_t length = 0;
+    char *text = json_read_file(path, &length, error, sizeof error);
+    report_load_text(path, out, text, length, error, sizeof error);
 }
 
 void report_load_stream(FILE *in, const char *path, report_file *out)
 {
-    char error[256];
-    memset(out, 0, sizeof *out);
-    out->path = path;
-    out->document = json_parse_stream(in, error, sizeof error);
-    report_check(path, out, error);
+    char error[384];
+    size_t length = 0;
+    char *text = json_read_stream(in, &length, error, sizeof error);
+    report_load_text(path, out, text, length, error, sizeof error);
 }
 
 void report_free(report_file *report)

@@ -762,6 +762,44 @@ def case_fixtures():
     open(work("truncated.json"), "w").write(text[: len(text) // 2])
     result = livetrack("report", work("truncated.json"), expect=2)
     check("not valid JSON" in result.stderr, "truncated JSON: " + result.stderr)
+    # The program's output, then the report: what LIVETRACK_JSON=/dev/stdout
+    # with ./app >out.txt writes. Its lines (one starting with '{' too) are
+    # skipped by every reader of reports, from a file or read once from a
+    # pipe; a document cut after them is still said to be broken.
+    after_output = "program line 1\n{progress} 50%\n\n" + text
+    open(work("after-output.json"), "w").write(after_output)
+    out = livetrack("report", work("after-output.json"), expect=0).stdout
+    check("23 leaked objects" in out, "report of a file with the program's lines first:\n" + out[:500])
+    # through a pipe, which can be read only once
+    for command in (["report", "-"], ["plot", csv_file, "-", "-o", work("after-output-pipe.html")]):
+        result = subprocess.run([args.livetrack] + command, input=after_output.encode(), capture_output=True,
+                                timeout=60)
+        check(result.returncode == 0, "%s - of a pipe with the program's lines first: %d: %s"
+              % (command[0], result.returncode, result.stderr.decode()))
+    livetrack("diff", json_file, work("after-output.json"), expect=0)
+    livetrack("trace", csv_file, work("after-output.json"), "-o", work("after-output.trace.json"), expect=0)
+    check_trace(work("after-output.trace.json"), leaks=3, misuse=1)
+    livetrack("pprof", work("after-output.json"), "-o", work("after-output.pb"), expect=0)
+    # plot tells a report by its first byte or a .json name; "-" is the report beside a timeline
+    for name, inputs, stdin_path in (("after-output.html", [csv_file, work("after-output.json")], None),
+                                     ("after-output-stdin.html", [csv_file, "-"], work("after-output.json"))):
+        livetrack("plot", *inputs, "-o", work(name), expect=0, stdin_path=stdin_path)
+        check("make_buffer (helpers.h:17)" in check_html(work(name)), "plot of a report after output: " + name)
+    open(work("after-output-cut.json"), "w").write("program line 1\n" + text[: len(text) // 2])
+    result = livetrack("report", work("after-output-cut.json"), expect=2)
+    check("not valid JSON" in result.stderr and "counted from the file's line 2" in result.stderr,
+          "truncated JSON after the program's lines: " + result.stderr)
+    # The program's output alone (its report went elsewhere): unreadable, exit 2
+    open(work("output-only.json"), "w").write("program line 1\nprogress 50%\ndone\n")
+    for command in (["report", work("output-only.json")], ["diff", json_file, work("output-only.json")],
+                    ["pprof", work("output-only.json"), "-o", work("output-only.pb")]):
+        result = livetrack(*command, expect=2)
+        check("no line of it starts with '{' (the program's output alone" in result.stderr,
+              "%s of the program's output alone: %s" % (command[0], result.stderr))
+    open(work("output-only-brace.json"), "w").write("program line 1\n{progress} 50%\ndone\n")
+    result = livetrack("report", work("output-only-brace.json"), expect=2)
+    check("not valid JSON" in result.stderr and "counted from the file's line 2" in result.stderr,
+          "the program's output alone, a line starting with '{': " + result.stderr)
     # A time no clock gives (1e999 reads as infinite) is damage: trace
     # wrote it into its JSON as "inf", pprof converted it out of range.
     broken = json.loads(text)
@@ -1060,6 +1098,14 @@ def case_run_status():
     check(result.returncode == 0 and "name the same file" not in text and "leak_events" in text and
           '"leaked_objects": 2' in text, "run --json /dev/stdout --output /dev/stderr >file 2>&1: %d\n%s" %
           (result.returncode, text))
+    # The program's output then its report, on one file: livetrack's own readers skip the program's lines
+    after_output = work("output-then-report.out")
+    result = run(["/bin/sh", "-c", 'exec "$0" run --json /dev/stdout -- "$1" --leak 2 --misuse >"$2"',
+                  args.livetrack, app, after_output], expect=0, env=armed_env())
+    text = open(after_output).read() if os.path.exists(after_output) else ""
+    check(text.startswith("cli_app: second release returned"), "run --json /dev/stdout >file: %r" % text[:200])
+    out = livetrack("report", after_output, expect=0).stdout
+    check("\n  2 leaked objects" in out, "report of the program's output then its report:\n" + out[:500])
     livetrack("run", "--fail-on-leak", app, "--leak", "2", expect=1, env=armed_env())
     livetrack("run", "--fail-on-leak=7", "--", app, "--leak", "0", expect=0, env=armed_env())
     result = livetrack("run", "--", app, "--leak", "2", expect=0, env=armed_env())
