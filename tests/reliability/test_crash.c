@@ -258,6 +258,33 @@ static void run_kept_only(const char *dir)
     unlink(output);
 }
 
+/* Runs ARGV, a child that writes "the program's own line" to FILE and
+ * then crashes with its report sent there, and checks that the crash
+ * report came after that line, which stays. NOTICE, where not NULL, must
+ * stand once on the run's stderr (where livetrack says which file holds
+ * the report). LABEL names the case when it fails. */
+static void run_crash_report_into_file(const char *const *env, char *const *argv, const char *file,
+                                       const char *notice, const char *label)
+{
+    rel_run run = rel_spawn(argv, env, 30);
+    int failed_before = check_failed;
+    CHECK(rel_killed_by(&run, SIGSEGV));
+    char *text = rel_read_file(file);
+    CHECK(text && !strncmp(text, "the program's own line\n", 23));
+    char total[64];
+    snprintf(total, sizeof total, "livetrack: total: %d leaked objects", OBJECTS);
+    CHECK(text && strstr(text, total));
+    if (notice)
+        CHECK(rel_count(run.err, notice) == 1);
+    if (check_failed != failed_before) {
+        fprintf(stderr, "%s:\n%s\n", file, text ? text : "(none)");
+        rel_dump(label, &run);
+    }
+    free(text);
+    rel_run_free(&run);
+    unlink(file);
+}
+
 /* LIVETRACK_OUTPUT=/dev/stderr with stderr redirected to a file: the
  * crash report is added after what the program wrote there, which stays. */
 static void run_output_on_stderr(const char *dir)
@@ -267,21 +294,7 @@ static void run_output_on_stderr(const char *dir)
     const char *env[] = {"LIVETRACK_OUTPUT=/dev/stderr", "LIVETRACK_EXIT_REPORT=auto", "LIVETRACK_CRASH_REPORT=",
                          "ASAN_OPTIONS=handle_segv=0:detect_leaks=0", NULL};
     char *argv[] = {(char *)rel_self(), "child", "segv", "stderr-file", err_path, NULL};
-    rel_run run = rel_spawn(argv, env, 30);
-    int failed_before = check_failed;
-    CHECK(rel_killed_by(&run, SIGSEGV));
-    char *text = rel_read_file(err_path);
-    CHECK(text && !strncmp(text, "the program's own line\n", 23));
-    char total[64];
-    snprintf(total, sizeof total, "livetrack: total: %d leaked objects", OBJECTS);
-    CHECK(text && strstr(text, total));
-    if (check_failed != failed_before) {
-        fprintf(stderr, "%s:\n%s\n", err_path, text ? text : "(none)");
-        rel_dump("crash report on the program's stderr", &run);
-    }
-    free(text);
-    rel_run_free(&run);
-    unlink(err_path);
+    run_crash_report_into_file(env, argv, err_path, NULL, "crash report on the program's stderr");
 }
 
 /* LIVETRACK_OUTPUT=/dev/stdout, stdout redirected to a file by a shell
@@ -296,22 +309,8 @@ static void run_output_on_closed_stdout(const char *dir)
                          "ASAN_OPTIONS=handle_segv=0:detect_leaks=0", NULL};
     char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child segv closed-stdout >\"$1\"", (char *)rel_self(), out_path,
                     NULL};
-    rel_run run = rel_spawn(argv, env, 30);
-    int failed_before = check_failed;
-    CHECK(rel_killed_by(&run, SIGSEGV));
-    char *text = rel_read_file(out_path);
-    CHECK(text && !strncmp(text, "the program's own line\n", 23));
-    char total[64];
-    snprintf(total, sizeof total, "livetrack: total: %d leaked objects", OBJECTS);
-    CHECK(text && strstr(text, total));
-    CHECK(rel_count(run.err, "the leak report as of the crash is in /dev/stdout") == 1);
-    if (check_failed != failed_before) {
-        fprintf(stderr, "%s:\n%s\n", out_path, text ? text : "(none)");
-        rel_dump("crash report on a closed stdout's file", &run);
-    }
-    free(text);
-    rel_run_free(&run);
-    unlink(out_path);
+    run_crash_report_into_file(env, argv, out_path, "the leak report as of the crash is in /dev/stdout",
+                               "crash report on a closed stdout's file");
 }
 
 int main(int argc, char **argv)
