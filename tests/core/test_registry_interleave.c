@@ -34,7 +34,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "check.h"
 #include "livetrack/livetrack.h"
@@ -91,13 +90,9 @@ static void run_on_b(step_fn step)
 
 static livetrack_status create(uint64_t handle, unsigned type, uint64_t parent)
 {
-    livetrack_new_object request;
-    memset(&request, 0, sizeof request);
-    request.domain = LIVETRACK_DOMAIN_USER;
-    request.type = type;
-    request.handle = handle;
-    request.bytes = 16;
-    request.parent = parent;
+    /* the fields not named are zero: no owner, second parent, flags or call */
+    livetrack_new_object request = {
+        .domain = LIVETRACK_DOMAIN_USER, .type = type, .handle = handle, .bytes = 16, .parent = parent};
     return livetrack_create(&request);
 }
 
