@@ -282,6 +282,9 @@ static int child(int argc, char **argv)
 
 static char dir[] = "/tmp/livetrack-report-exit-XXXXXX";
 
+/* The text report's last line for the child's one leak ("child 1 ..."). */
+static const char one_leak_total[] = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
+
 static void run(const char *leaks, const char *status, const char *extra, const char *const *set, rt_child *out)
 {
     char *argv[] = {(char *)rt_self(), "child", (char *)leaks, (char *)status, (char *)extra, NULL};
@@ -488,7 +491,7 @@ static void test_outputs(void)
     CHECK_EQ_INT(rt_count_lines(child.err, "livetrack:"), 0);
     snprintf(path, sizeof path, "%s/report-%ld.txt", dir, (long)child.pid);
     char *text = rt_read_file(path);
-    CHECK(text && rt_count_lines(text, "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site"));
+    CHECK(text && rt_count_lines(text, one_leak_total));
     free(text);
     unlink(path);
     rt_child_free(&child);
@@ -572,8 +575,7 @@ static void test_std_streams(void)
         snprintf(header, sizeof header, "livetrack: 1 leaked object (256 bytes) from 1 call site at exit of pid %ld",
                  (long)child.pid);
         CHECK_EQ_INT(rt_count_lines(err, header), 1);
-        CHECK_EQ_INT(rt_count_lines(err, "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site"),
-                     1);
+        CHECK_EQ_INT(rt_count_lines(err, one_leak_total), 1);
         const char *rows = strstr(err, "seq,time_ms,"), *report = strstr(err, header);
         CHECK(rows && report && rows < report);
     }
@@ -633,19 +635,27 @@ static void std_run_init(std_run *run, const char *name)
     snprintf(run->err_path, sizeof run->err_path, "%s/%s.err", dir, name);
 }
 
-static void std_run_argv(std_run *run, char *const *argv, const char *const *set, const char *const *unset)
+/* Runs ARGV with SET and UNSET and checks that it exited with STATUS
+ * (one place for the check every run makes; std_run_end shows the run
+ * when it fails). */
+static void std_run_argv(std_run *run, char *const *argv, const char *const *set, const char *const *unset,
+                         int status)
 {
     run->failed_before = check_failed;
     CHECK_EQ_INT(rt_run(argv, set, unset, &run->child), 0);
+    CHECK_EQ_INT(run->child.status, status);
     run->out = rt_read_file(run->out_path);
     run->err = rt_read_file(run->err_path);
 }
 
-static void std_run_child(std_run *run, const char *leaks, const char *mode, const char *const *set,
-                          const char *const *unset)
+/* std_run_init(NAME), then "child LEAKS 0 MODE NAME.out NAME.err" run as
+ * std_run_argv runs it. */
+static void std_run_child(std_run *run, const char *name, const char *leaks, const char *mode,
+                          const char *const *set, const char *const *unset, int status)
 {
+    std_run_init(run, name);
     char *argv[] = {(char *)rt_self(), "child", (char *)leaks, "0", (char *)mode, run->out_path, run->err_path, NULL};
-    std_run_argv(run, argv, set, unset);
+    std_run_argv(run, argv, set, unset, status);
 }
 
 /* After its checks: on a failure since the run, what the child did and
@@ -683,19 +693,17 @@ static void test_std_streams_stdin_held(void)
                  {NULL, "LIVETRACK_EXIT_CODE=3", 3},
                  {"LIVETRACK_OUTPUT=/dev/stderr", "LIVETRACK_EXIT_CODE=3", 3}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        std_run run;
-        std_run_init(&run, "reader");
         const char *set[3] = {NULL, NULL, NULL}, **next = set;
         if (cases[i].output)
             *next++ = cases[i].output;
         if (cases[i].exit_code)
             *next = cases[i].exit_code;
-        std_run_child(&run, "1", "stdin-reader", set, NULL);
-        CHECK_EQ_INT(run.child.status, cases[i].status); /* 128 + SIGALRM: it hung at exit */
+        std_run run;
+        /* 128 + SIGALRM instead of the case's status: it hung at exit */
+        std_run_child(&run, "reader", "1", "stdin-reader", set, NULL, cases[i].status);
         CHECK(run.out && rt_count_lines(run.out, "child line ") == 1);
         CHECK(run.err && !strncmp(run.err, "child stderr line\n", 18));
-        const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-        CHECK(run.err && rt_count_lines(run.err, total) == 1);
+        CHECK(run.err && rt_count_lines(run.err, one_leak_total) == 1);
         if (check_failed != run.failed_before)
             fprintf(stderr, "%s %s:\n", cases[i].output ? cases[i].output : "",
                     cases[i].exit_code ? cases[i].exit_code : "");
@@ -709,15 +717,13 @@ static void test_std_streams_stdin_held(void)
  * through the program's stderr FILE, whose lock it waited for.) */
 static void test_std_streams_stderr_held(void)
 {
-    std_run run;
-    std_run_init(&run, "errheld");
     const char *const unset[] = {"LIVETRACK_OUTPUT", NULL};
-    std_run_child(&run, "1", "stderr-held", NULL, unset);
-    CHECK_EQ_INT(run.child.status, 0); /* 128 + SIGALRM: it hung at exit */
+    std_run run;
+    /* 128 + SIGALRM instead of 0: it hung at exit */
+    std_run_child(&run, "errheld", "1", "stderr-held", NULL, unset, 0);
     CHECK(run.out && rt_count_lines(run.out, "child line ") == 1);
     CHECK(run.err && !strncmp(run.err, "child stderr line\n", 18));
-    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-    CHECK(run.err && rt_count_lines(run.err, total) == 1);
+    CHECK(run.err && rt_count_lines(run.err, one_leak_total) == 1);
     std_run_end(&run, "the default report, stderr's lock held");
 }
 
@@ -913,11 +919,9 @@ static void test_std_streams_broken_pipe(void)
  * program's later lines landed on them.) */
 static void test_std_streams_timeline_mixed(void)
 {
-    std_run run;
-    std_run_init(&run, "mixed");
     const char *const set[] = {"LIVETRACK_CSV=/dev/stdout", "LIVETRACK_EXIT_REPORT=off", NULL};
-    std_run_child(&run, "3", "interleaved", set, NULL);
-    CHECK_EQ_INT(run.child.status, 0);
+    std_run run;
+    std_run_child(&run, "mixed", "3", "interleaved", set, NULL, 0);
     /* 3 leaks, then 0x9000 created and released: 5 rows */
     static const char *const expected[] = {"child output before any object\n",
                                            "seq,time_ms,event,call,api,type,",
@@ -955,18 +959,15 @@ static void test_std_streams_timeline_mixed(void)
  * past fd 1's offset, and the line then over the report's first bytes). */
 static void test_std_streams_report_then_late_flush(void)
 {
-    std_run run;
-    std_run_init(&run, "held");
     const char *const set[] = {"LIVETRACK_OUTPUT=/dev/stdout", NULL};
-    std_run_child(&run, "1", "stdout-held", set, NULL);
-    CHECK_EQ_INT(run.child.status, 0);
+    std_run run;
+    std_run_child(&run, "held", "1", "stdout-held", set, NULL, 0);
     const char *out = run.out;
     char header[128];
     snprintf(header, sizeof header, "livetrack: 1 leaked object (256 bytes) from 1 call site at exit of pid %ld\n",
              (long)run.child.pid);
     CHECK(out && !strncmp(out, header, strlen(header)));
-    const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
-    CHECK(out && rt_count_lines(out, total) == 1);
+    CHECK(out && rt_count_lines(out, one_leak_total) == 1);
     const char *line = out ? strstr(out, "child line ") : NULL;
     CHECK(line && strchr(line, '\n') && !strchr(line, '\n')[1]); /* the last line */
     std_run_end(&run, "a report on stdout, stdout's lock held");
@@ -978,14 +979,12 @@ static void test_std_streams_report_then_late_flush(void)
  * failed with EAGAIN once 64 KiB were in the pipe). */
 static void test_std_streams_nonblocking_pipe(void)
 {
-    std_run run;
-    std_run_init(&run, "nonblock");
     char json_path[300];
     snprintf(json_path, sizeof json_path, "%s/nonblock.json", dir);
     const char *const set[] = {"LIVETRACK_JSON=/dev/stdout", "LIVETRACK_CSV=/dev/stdout", "LIVETRACK_EXIT_REPORT=off",
                                NULL};
-    std_run_child(&run, "2000", "nonblocking-stdout", set, NULL); /* returns once the reader is done too */
-    CHECK_EQ_INT(run.child.status, 0);
+    std_run run;
+    std_run_child(&run, "nonblock", "2000", "nonblocking-stdout", set, NULL, 0); /* once the reader is done too */
     const char *out = run.out;
     CHECK(run.err && !strstr(run.err, "livetrack:"));
     /* the rows (2000 leaks, one object created and released), the
@@ -1029,12 +1028,10 @@ static void test_std_streams_closed_at_exit(void)
                 char *argv[] = {"/bin/sh", "-c", (char *)redirections[r], (char *)rt_self(), run.out_path,
                                 run.err_path, NULL};
                 const char *const set[] = {setting, v ? "LIVETRACK_EXIT_REPORT=off" : NULL, NULL};
-                std_run_argv(&run, argv, set, NULL);
-                CHECK_EQ_INT(run.child.status, 0);
+                std_run_argv(&run, argv, set, NULL, 0);
                 CHECK(run.out && !strncmp(run.out, "child line ", 11));
-                const char *total = "livetrack: total: 1 leaked object, 256 bytes (256 bytes), from 1 call site";
                 if (v == 0) {
-                    CHECK(run.out && rt_count_lines(run.out, total) == 1);
+                    CHECK(run.out && rt_count_lines(run.out, one_leak_total) == 1);
                     CHECK(!run.err || !strstr(run.err, "livetrack:"));
                 } else {
                     const char *json = run.out ? strstr(run.out, "\n{") : NULL;
@@ -1065,8 +1062,7 @@ static void test_std_streams_timeline_after_close(void)
         char *argv[] = {"/bin/sh", "-c", "exec \"$0\" child 1 0 closes-stdout-early >\"$1\" 2>\"$2\"",
                         (char *)rt_self(), run.out_path, run.err_path, NULL};
         const char *const set[] = {spellings[s], "LIVETRACK_EXIT_REPORT=off", NULL};
-        std_run_argv(&run, argv, set, NULL);
-        CHECK_EQ_INT(run.child.status, 0);
+        std_run_argv(&run, argv, set, NULL, 0);
         const char *out = run.out;
         CHECK(out && !strncmp(out, "child output before any object\nseq,time_ms,event,", 49));
         /* one leak, then 0x9000 created and released */
