@@ -6,7 +6,8 @@
  * (dlopen(NULL), as Python's ctypes.CDLL(None) does), which searches the
  * same global scope. Once a driver is loaded, the lookup gets livetrack's
  * wrapper (tracked): a plugin linked with the driver and dlopened locally
- * sees it in its own scope.
+ * sees it in its own scope. A name the loaded driver lacks is not found,
+ * as without livetrack.
  *
  * Not linked with the driver; run with liblivetrack_cuda.so preloaded.
  */
@@ -75,6 +76,13 @@ int main(void)
         if (!seen || strcmp(module_of(seen), "liblivetrack_cuda.so"))
             fprintf(stderr, "the plugin's dlsym(RTLD_DEFAULT, cuMemAlloc_v2) gave %s\n", module_of(seen));
         CHECK(seen && !strcmp(module_of(seen), "liblivetrack_cuda.so"));
+        /* A name livetrack wraps that the driver lacks: not found, as
+         * without livetrack. */
+        void *absent = plugin_lookup("cuCtxCreate_v3");
+        if (absent)
+            fprintf(stderr, "the plugin's dlsym(RTLD_DEFAULT, cuCtxCreate_v3) gave %s\n", module_of(absent));
+        CHECK(absent == NULL);
+        expect_absent("cuCtxCreate_v3", "driver loaded locally, without the function");
         /* A driver is loaded: the program's own lookups get the wrapper too. */
         expect_livetrack(RTLD_DEFAULT, "RTLD_DEFAULT", "cuMemAlloc_v2");
         expect_livetrack(main_program, "dlopen(NULL)", "cuMemAlloc_v2");

@@ -14,6 +14,8 @@
  *    later hands the program at the same address is the program's.
  *  - dlsym hands out the wrappers for tracked names only, and keeps
  *    RTLD_NEXT relative to its real caller (two probe libraries).
+ *  - A tracked name the loaded driver lacks is not found, as without
+ *    livetrack: programs probe for newer functions that way.
  */
 #include <dlfcn.h>
 
@@ -296,6 +298,36 @@ static void older_abis_of_the_same_arguments(void)
     CHECK_EQ_INT(cuCtxSetCurrent(previous), CUDA_SUCCESS);
 }
 
+/* Names livetrack wraps that the fake driver does not define. A program
+ * probes for a newer function with dlsym and takes the new path when it
+ * is found; livetrack's wrapper, with no driver function to call, would
+ * answer it with CUDA_ERROR_NOT_FOUND. */
+static void probes_for_functions_the_driver_lacks(void)
+{
+    static const char *const absent[] = {"cuCtxCreate_v3", "cuLibraryLoadFromFile", "cuModuleLoadDataEx",
+                                         "cuGraphAddNode_v2", "cuMemImportFromShareableHandle"};
+    void *main_program = dlopen(NULL, RTLD_NOW);
+    CHECK(main_program != NULL);
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        void *handles[] = {RTLD_DEFAULT, main_program};
+        const char *handle_names[] = {"RTLD_DEFAULT", "dlopen(NULL)"};
+        for (int h = 0; h < 2; h++) {
+            dlerror();
+            void *found = dlsym(handles[h], absent[i]);
+            if (found)
+                fprintf(stderr, "dlsym(%s, %s) found it in %s; the driver has none\n", handle_names[h], absent[i],
+                        cuda_module_of(found));
+            CHECK(found == NULL);
+            CHECK(dlerror() != NULL); /* and says why, as glibc does */
+        }
+    }
+    /* A name the driver has is still the wrapper, through either handle. */
+    CHECK(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2") == (void *)cuMemAlloc_v2);
+    CHECK(main_program && dlsym(main_program, "cuMemAlloc_v2") == (void *)cuMemAlloc_v2);
+    if (main_program)
+        dlclose(main_program);
+}
+
 static void dlsym_paths(void)
 {
     void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -359,6 +391,7 @@ int main(void)
     runtime_libraries();
     older_abis_of_the_same_arguments();
     dlsym_paths();
+    probes_for_functions_the_driver_lacks();
     CHECK_EQ_INT(cuCtxDestroy(context), CUDA_SUCCESS);
     CHECK_EQ_INT(cuda_live_count(), 0);
     CHECK_EQ_INT(fake_cuda_live_objects(), 0);
