@@ -190,16 +190,34 @@ static void *main_program_handle(void)
     return handle;
 }
 
+/* Whether the process has a driver loaded now and it defines `name`.
+ * Without keeping the driver loaded, as driver_loaded_now(); only asked
+ * once that says it is loaded, when dlopen finds it by its name among the
+ * loaded objects without searching the file system. */
+static int loaded_driver_defines(const char *name)
+{
+    if (!driver_loaded_now())
+        return 0;
+    void *handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        return 0; /* closed meanwhile */
+    int defined = ltcu_real_dlsym(handle, name) != NULL;
+    dlclose(handle);
+    return defined;
+}
+
 /* dlsym(RTLD_DEFAULT, name) when nothing after livetrack defines `name`.
- * glibc would find our own export. While the process has no driver at
- * all, that would answer "is CUDA there?" with yes, so the lookup fails
- * as without us. Once a driver is loaded, even locally (a plugin linked
- * with it, whose own scope glibc searches for that plugin's lookups), our
- * export is the answer, as before: a caller's scope is glibc's to know.
+ * glibc would find our own export. Where the process has no driver, or
+ * its driver lacks the function (an older driver, asked for a newer
+ * function), that would answer "is it there?" with yes, and our wrapper,
+ * with nothing to call, would fail the call: so the lookup fails as
+ * without us. Once a driver that defines it is loaded, even locally (a
+ * plugin linked with it, whose own scope glibc searches for that plugin's
+ * lookups), our export is the answer: a caller's scope is glibc's to know.
  * A definition before ours (the program's own) is glibc's answer too. */
 static void *default_scope_without_us(const char *name)
 {
-    if (!is_ours(ltcu_real_dlsym(RTLD_DEFAULT, name)) || driver_loaded_now())
+    if (!is_ours(ltcu_real_dlsym(RTLD_DEFAULT, name)) || loaded_driver_defines(name))
         return NULL; /* glibc's answer */
     /* Asked last, so that dlerror() tells this failure; a driver another
      * thread made global meanwhile is found here, and glibc answers. */

@@ -60,8 +60,8 @@ static CUresult driver_missing(ltcu_call_id id)
 {
     static atomic_int said;
     if (!atomic_exchange(&said, 1))
-        ltcu_note("the driver's %s was not found (no libcuda.so.1 loaded?); the call fails with "
-                  "CUDA_ERROR_NOT_FOUND",
+        ltcu_note("the driver's %s was not found (no libcuda.so.1 loaded, or the loaded one lacks it); the call "
+                  "fails with CUDA_ERROR_NOT_FOUND",
                   ltcu_calls[id].symbol);
     return CUDA_ERROR_NOT_FOUND;
 }
