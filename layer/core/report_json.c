@@ -286,6 +286,25 @@ static void line_u64(object_line *line, uint64_t value) { line->at += lt_json_fo
 
 static void line_hex(object_line *line, uint64_t value) { line->at += lt_json_format_hex(line->at, value); }
 
+/* The object's parents, comma-separated, by handle, or by creation number
+ * where `seqs` gives them: one order for both lists, so that the n-th
+ * number is the n-th handle's. */
+static void line_parent_list(object_line *line, const livetrack_object *object, const uint64_t seqs[2])
+{
+    int first = 1;
+    for (int p = 0; p < 2; p++) {
+        if (!object->parents[p])
+            continue;
+        if (!first)
+            LINE_LITERAL(line, ", ");
+        first = 0;
+        if (seqs)
+            line_u64(line, seqs[p]);
+        else
+            line_hex(line, object->parents[p]);
+    }
+}
+
 static void line_ms(object_line *line, uint64_t ns) { line->at += lt_json_format_ms(line->at, ns); }
 
 /* The longest prefix kept; a longer one (a very long type name) is
@@ -387,15 +406,7 @@ static void put_objects(FILE *out, const lt_report_model *model)
             LINE_LITERAL(&line, ", \"suppressed\": true, \"parents\": [");
         else
             LINE_LITERAL(&line, ", \"suppressed\": false, \"parents\": [");
-        int first = 1;
-        for (int p = 0; p < 2; p++) {
-            if (!object->parents[p])
-                continue;
-            if (!first)
-                LINE_LITERAL(&line, ", ");
-            first = 0;
-            line_hex(&line, object->parents[p]);
-        }
+        line_parent_list(&line, object, NULL);
         /* Their creation numbers, in the same order: a parent's handle may
          * name two objects here (one the program released while this
          * object kept it alive, and a newer one the driver gave the
@@ -403,15 +414,7 @@ static void put_objects(FILE *out, const lt_report_model *model)
         LINE_LITERAL(&line, "], \"parent_seqs\": [");
         uint64_t parent_seqs[2];
         livetrack_snapshot_parent_seqs(model->snapshot, i, parent_seqs);
-        first = 1;
-        for (int p = 0; p < 2; p++) {
-            if (!object->parents[p])
-                continue;
-            if (!first)
-                LINE_LITERAL(&line, ", ");
-            first = 0;
-            line_u64(&line, parent_seqs[p]);
-        }
+        line_parent_list(&line, object, parent_seqs);
         LINE_LITERAL(&line, "]}");
         fwrite_unlocked(line.text, 1, (size_t)(line.at - line.text), out);
     }
