@@ -204,6 +204,20 @@ __attribute__((visibility("default"))) void lt_test_pause(enum lt_test_point poi
         run_on_b(step_at_tried);
 }
 
+/* Thread A creates `child` of `parent` through its cache, B running
+ * `at_read` where A has read the cached node and `at_tried` where A has
+ * tried its hold; both points must be reached. */
+static void create_through_window(uint64_t child, uint64_t parent, step_fn at_read, step_fn at_tried)
+{
+    step_at_read = at_read;
+    step_at_tried = at_tried;
+    atomic_store(&stops_seen, 0);
+    atomic_store(&armed, 1);
+    CHECK_EQ_INT(create(child, T_CHILD, parent), LIVETRACK_OK);
+    atomic_store(&armed, 0);
+    CHECK_EQ_INT(atomic_load(&stops_seen), (1 << LT_TEST_CACHED_PARENT_READ) | (1 << LT_TEST_CACHED_PARENT_TRIED));
+}
+
 static void test_cached_parent_node_reused(void)
 {
     livetrack_type type;
@@ -226,13 +240,7 @@ static void test_cached_parent_node_reused(void)
      * named by that handle, made through the cache's window. */
     CHECK_EQ_INT(create(PARENT_HANDLE, T_PARENT, 0), LIVETRACK_OK);
     CHECK(node_of(PARENT_HANDLE) != first_parent_node);
-    step_at_read = replace_object_in_cached_node;
-    step_at_tried = release_object_in_cached_node;
-    atomic_store(&stops_seen, 0);
-    atomic_store(&armed, 1);
-    CHECK_EQ_INT(create(SECOND_CHILD, T_CHILD, PARENT_HANDLE), LIVETRACK_OK);
-    atomic_store(&armed, 0);
-    CHECK_EQ_INT(atomic_load(&stops_seen), (1 << LT_TEST_CACHED_PARENT_READ) | (1 << LT_TEST_CACHED_PARENT_TRIED));
+    create_through_window(SECOND_CHILD, PARENT_HANDLE, replace_object_in_cached_node, release_object_in_cached_node);
 
     /* The child holds the second parent, and nothing else is held. */
     livetrack_object child, parent;
@@ -333,13 +341,7 @@ static void test_cached_parent_replaced(void)
     first_parent_node = node_of(REPLACED_PARENT);
     CHECK_EQ_INT(create(KEEPING_CHILD, T_CHILD, REPLACED_PARENT), LIVETRACK_OK);
 
-    step_at_read = replace_cached_parent;
-    step_at_tried = release_keeping_child;
-    atomic_store(&stops_seen, 0);
-    atomic_store(&armed, 1);
-    CHECK_EQ_INT(create(LATER_CHILD, T_CHILD, REPLACED_PARENT), LIVETRACK_OK);
-    atomic_store(&armed, 0);
-    CHECK_EQ_INT(atomic_load(&stops_seen), (1 << LT_TEST_CACHED_PARENT_READ) | (1 << LT_TEST_CACHED_PARENT_TRIED));
+    create_through_window(LATER_CHILD, REPLACED_PARENT, replace_cached_parent, release_keeping_child);
 
     /* The later child holds the new parent, by handle and creation number. */
     livetrack_snapshot *snapshot = livetrack_snapshot_take(LIVETRACK_DOMAIN_USER, NULL);
